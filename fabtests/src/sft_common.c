@@ -1,0 +1,839 @@
+/*
+ * sft_common.c - option parsing, provider setup, OOB address exchange,
+ * data patterns and completion handling shared by the sft_* tests.
+ */
+#include "sft_common.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+struct sft_opts *sft_cur_opts;
+static char watchdog_msg[256];
+
+/* ------------------------------------------------------------------ */
+/* process helpers                                                      */
+
+static const char *test_name(void)
+{
+	return sft_cur_opts && sft_cur_opts->test ? sft_cur_opts->test : "sft";
+}
+
+void sft_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	printf("FAIL %s: ", test_name());
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	exit(SFT_EXIT_FAIL);
+}
+
+void sft_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("SKIP: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	exit(SFT_EXIT_SKIP);
+}
+
+void sft_pass(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("PASS %s", test_name());
+	if (fmt && *fmt) {
+		printf(" ");
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+	}
+	printf("\n");
+	fflush(stdout);
+	exit(SFT_EXIT_PASS);
+}
+
+void sft_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!sft_cur_opts || !sft_cur_opts->verbose)
+		return;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+uint64_t sft_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ull + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static void watchdog_handler(int sig)
+{
+	ssize_t r;
+
+	(void)sig;
+	r = write(STDOUT_FILENO, watchdog_msg, strlen(watchdog_msg));
+	(void)r;
+	_exit(SFT_EXIT_FAIL);
+}
+
+void sft_start_watchdog(struct sft_opts *o)
+{
+	snprintf(watchdog_msg, sizeof(watchdog_msg),
+		 "\nFAIL %s: watchdog: not finished after %d s\n",
+		 o->test, o->timeout);
+	signal(SIGALRM, watchdog_handler);
+	alarm((unsigned)o->timeout);
+}
+
+/* ------------------------------------------------------------------ */
+/* options                                                              */
+
+size_t sft_parse_size(const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		sft_die("bad size '%s'", s);
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	default: break;
+	}
+	if (*end)
+		sft_die("bad size '%s'", s);
+	return (size_t)v;
+}
+
+static void parse_sizes(struct sft_opts *o, const char *arg)
+{
+	char *copy, *tok, *save = NULL;
+	size_t s;
+
+	o->nsizes = 0;
+	o->sizes_set = 1;
+	if (!strcmp(arg, "all")) {
+		o->sizes[o->nsizes++] = 0;
+		for (s = 1; s <= 64 * SFT_MIB; s <<= 1)
+			o->sizes[o->nsizes++] = s;
+		return;
+	}
+	copy = strdup(arg);
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (o->nsizes == SFT_MAX_SIZES)
+			sft_die("too many sizes");
+		o->sizes[o->nsizes++] = sft_parse_size(tok);
+	}
+	free(copy);
+	if (!o->nsizes)
+		sft_die("empty size list");
+}
+
+void sft_default_sizes(struct sft_opts *o, const size_t *def, int n)
+{
+	int i;
+
+	if (o->sizes_set)
+		return;
+	for (i = 0; i < n && i < SFT_MAX_SIZES; i++)
+		o->sizes[i] = def[i];
+	o->nsizes = i;
+}
+
+void sft_init_opts(struct sft_opts *o, const char *test)
+{
+	memset(o, 0, sizeof(*o));
+	o->test = test;
+	o->port = 47592;
+	o->timeout = 60;
+	o->window = 64;
+	sft_cur_opts = o;
+}
+
+static void usage(const struct sft_opts *o)
+{
+	printf("usage: %s -p PROVIDER [-s | SERVER_ADDR] [options]\n"
+	       "  -p PROV   provider name, e.g. srd or \"tcp;ofi_rxm\" (required)\n"
+	       "  -P PORT   OOB TCP port (default 47592)\n"
+	       "  -s        server mode; the client names the server address\n"
+	       "  -S SIZES  comma list (k/m suffix) or 'all' (0,1,2,4..64m)\n"
+	       "  -I N      iterations / message count\n"
+	       "  -m MODE   msg | tagged\n"
+	       "  -W N      window (sft_bw, default 64)\n"
+	       "  -t SEC    watchdog, exit non-zero after SEC s (default 60)\n"
+	       "  -v        verbose\n", o->test);
+}
+
+void sft_parse_opts(struct sft_opts *o, int argc, char **argv)
+{
+	int ch;
+
+	while ((ch = getopt(argc, argv, "p:P:sS:I:m:W:t:vh")) != -1) {
+		switch (ch) {
+		case 'p': o->prov = optarg; break;
+		case 'P': o->port = atoi(optarg); break;
+		case 's': o->server = 1; break;
+		case 'S': parse_sizes(o, optarg); break;
+		case 'I': o->iters = atoi(optarg); break;
+		case 'W': o->window = atoi(optarg); break;
+		case 't': o->timeout = atoi(optarg); break;
+		case 'v': o->verbose = 1; break;
+		case 'm':
+			if (!strcmp(optarg, "msg"))
+				o->tagged = 0;
+			else if (!strcmp(optarg, "tagged"))
+				o->tagged = 1;
+			else
+				sft_die("-m must be msg or tagged");
+			break;
+		case 'h': usage(o); exit(0);
+		default: usage(o); exit(SFT_EXIT_FAIL);
+		}
+	}
+	if (optind < argc)
+		o->dst = o->subtest = argv[optind];
+	if (!o->prov) {
+		usage(o);
+		sft_die("-p PROVIDER is required");
+	}
+	if (o->window < 1 || o->timeout < 1 || o->iters < 0 ||
+	    o->port <= 0 || o->port > 65535)
+		sft_die("bad -W/-t/-I/-P value");
+	sft_start_watchdog(o);
+}
+
+/* ------------------------------------------------------------------ */
+/* provider setup                                                       */
+
+struct fi_info *sft_hints(const struct sft_opts *o, const struct sft_params *p)
+{
+	struct fi_info *h = fi_allocinfo();
+
+	if (!h)
+		sft_die("fi_allocinfo failed");
+	h->caps = p->caps;
+	h->mode = FI_CONTEXT | FI_CONTEXT2;
+	h->ep_attr->type = FI_EP_RDM;
+	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
+				  FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+	h->fabric_attr->prov_name = strdup(o->prov);
+	if (p->msg_order) {
+		h->tx_attr->msg_order = p->msg_order;
+		h->rx_attr->msg_order = p->msg_order;
+	}
+	return h;
+}
+
+int sft_getinfo(const struct sft_opts *o, const struct sft_params *p,
+		struct fi_info **info)
+{
+	struct fi_info *h = sft_hints(o, p);
+	int ret;
+
+	ret = fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION),
+			 NULL, NULL, 0, h, info);
+	fi_freeinfo(h);
+	return ret;
+}
+
+static void cq_open(struct sft_ctx *c, struct sft_cq *cq, const char *name)
+{
+	struct fi_cq_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.format = FI_CQ_FORMAT_TAGGED;
+	attr.wait_obj = FI_WAIT_NONE;
+	memset(cq, 0, sizeof(*cq));
+	cq->name = name;
+	SFT_TRY(fi_cq_open(c->domain, &attr, &cq->cq, NULL));
+}
+
+static void cq_close(struct sft_cq *cq)
+{
+	if (cq->cq)
+		SFT_TRY(fi_close(&cq->cq->fid));
+	free(cq->q);
+	memset(cq, 0, sizeof(*cq));
+}
+
+void sft_open_ep(struct sft_ctx *c)
+{
+	size_t min = c->params.min_multi_recv;
+
+	cq_open(c, &c->txcq, "tx cq");
+	cq_open(c, &c->rxcq, "rx cq");
+	SFT_TRY(fi_endpoint(c->domain, c->info, &c->ep, NULL));
+	SFT_TRY(fi_ep_bind(c->ep, &c->av->fid, 0));
+	SFT_TRY(fi_ep_bind(c->ep, &c->txcq.cq->fid,
+			   FI_TRANSMIT | c->params.tx_bind_flags));
+	SFT_TRY(fi_ep_bind(c->ep, &c->rxcq.cq->fid, FI_RECV));
+	if (min)
+		SFT_TRY(fi_setopt(&c->ep->fid, FI_OPT_ENDPOINT,
+				  FI_OPT_MIN_MULTI_RECV, &min, sizeof(min)));
+	SFT_TRY(fi_enable(c->ep));
+}
+
+void sft_close_ep(struct sft_ctx *c)
+{
+	if (c->ep)
+		SFT_TRY(fi_close(&c->ep->fid));
+	c->ep = NULL;
+	cq_close(&c->txcq);
+	cq_close(&c->rxcq);
+}
+
+void sft_setup(struct sft_ctx *c, struct sft_opts *o,
+	       const struct sft_params *p)
+{
+	struct fi_av_attr av_attr;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->opts = o;
+	c->params = *p;
+	c->oob_fd = -1;
+	c->peer = FI_ADDR_UNSPEC;
+	c->next_key = 1;
+	ret = sft_getinfo(o, p, &c->info);
+	if (ret == -FI_ENODATA)
+		sft_skip("provider '%s' offers no FI_EP_RDM with caps %s",
+			 o->prov, fi_tostr(&p->caps, FI_TYPE_CAPS));
+	if (ret)
+		sft_die("fi_getinfo: %d (%s)", ret, fi_strerror(-ret));
+	c->need_mr = !!(c->info->domain_attr->mr_mode & FI_MR_LOCAL);
+	sft_log("using %s, fabric %s, domain %s, mr_mode 0x%x",
+		c->info->fabric_attr->prov_name, c->info->fabric_attr->name,
+		c->info->domain_attr->name, c->info->domain_attr->mr_mode);
+	SFT_TRY(fi_fabric(c->info->fabric_attr, &c->fabric, NULL));
+	SFT_TRY(fi_domain(c->fabric, c->info, &c->domain, NULL));
+	memset(&av_attr, 0, sizeof(av_attr));
+	av_attr.type = c->info->domain_attr->av_type;
+	SFT_TRY(fi_av_open(c->domain, &av_attr, &c->av, NULL));
+	sft_open_ep(c);
+}
+
+void sft_teardown(struct sft_ctx *c)
+{
+	sft_close_ep(c);
+	if (c->av)
+		SFT_TRY(fi_close(&c->av->fid));
+	if (c->domain)
+		SFT_TRY(fi_close(&c->domain->fid));
+	if (c->fabric)
+		SFT_TRY(fi_close(&c->fabric->fid));
+	if (c->info)
+		fi_freeinfo(c->info);
+	if (c->oob_fd >= 0)
+		close(c->oob_fd);
+	c->av = NULL;
+	c->domain = NULL;
+	c->fabric = NULL;
+	c->info = NULL;
+	c->oob_fd = -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* out-of-band socket                                                   */
+
+static void oob_server(struct sft_ctx *c, struct sockaddr_in *sin)
+{
+	int one = 1, lfd;
+
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	if (lfd < 0)
+		sft_die("socket: %s", strerror(errno));
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(lfd, (struct sockaddr *)sin, sizeof(*sin)) ||
+	    listen(lfd, 1))
+		sft_die("OOB bind/listen on port %d: %s", c->opts->port,
+			strerror(errno));
+	sft_log("server: OOB listening on port %d", c->opts->port);
+	c->oob_fd = accept(lfd, NULL, NULL);
+	if (c->oob_fd < 0)
+		sft_die("accept: %s", strerror(errno));
+	close(lfd);
+}
+
+static void oob_client(struct sft_ctx *c, struct sockaddr_in *sin)
+{
+	uint64_t t0 = sft_now_us();
+	int fd;
+
+	if (!c->opts->dst)
+		sft_die("client needs the server address (or -s for server)");
+	if (inet_pton(AF_INET, c->opts->dst, &sin->sin_addr) != 1)
+		sft_die("bad server address '%s'", c->opts->dst);
+	for (;;) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0)
+			sft_die("socket: %s", strerror(errno));
+		if (!connect(fd, (struct sockaddr *)sin, sizeof(*sin)))
+			break;
+		close(fd);
+		if (sft_now_us() - t0 > 10000000ull)
+			sft_die("OOB connect to %s:%d: %s", c->opts->dst,
+				c->opts->port, strerror(errno));
+		usleep(50000);
+	}
+	c->oob_fd = fd;
+}
+
+void sft_oob_connect(struct sft_ctx *c)
+{
+	struct sockaddr_in sin;
+	int one = 1;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons((uint16_t)c->opts->port);
+	if (c->opts->server)
+		oob_server(c, &sin);
+	else
+		oob_client(c, &sin);
+	setsockopt(c->oob_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+void sft_oob_send(struct sft_ctx *c, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = send(c->oob_fd, p, len, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			sft_die("OOB send: %s", n ? strerror(errno) : "closed");
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+void sft_oob_recv(struct sft_ctx *c, void *buf, size_t len)
+{
+	char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = recv(c->oob_fd, p, len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			sft_die("OOB recv: %s (peer gone?)",
+				n ? strerror(errno) : "connection closed");
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+void sft_oob_sync(struct sft_ctx *c)
+{
+	char out = 'S', in = 0;
+
+	sft_oob_send(c, &out, 1);
+	sft_oob_recv(c, &in, 1);
+	if (in != 'S')
+		sft_die("OOB sync: got 0x%02x", (unsigned char)in);
+}
+
+void sft_exchange_addr(struct sft_ctx *c)
+{
+	char mine[512], theirs[512];
+	size_t len = sizeof(mine);
+	uint32_t n;
+	int ret;
+
+	if (c->oob_fd < 0)
+		sft_oob_connect(c);
+	SFT_TRY(fi_getname(&c->ep->fid, mine, &len));
+	n = (uint32_t)len;
+	sft_oob_send(c, &n, sizeof(n));
+	sft_oob_send(c, mine, len);
+	sft_oob_recv(c, &n, sizeof(n));
+	if (n == 0 || n > sizeof(theirs))
+		sft_die("peer address length %u", n);
+	sft_oob_recv(c, theirs, n);
+	ret = fi_av_insert(c->av, theirs, 1, &c->peer, 0, NULL);
+	if (ret != 1)
+		sft_die("fi_av_insert of peer returned %d", ret);
+	len = sizeof(mine);
+	sft_log("%s: peer %s inserted as fi_addr %llu",
+		c->opts->server ? "server" : "client",
+		fi_av_straddr(c->av, theirs, mine, &len),
+		(unsigned long long)c->peer);
+}
+
+/* ------------------------------------------------------------------ */
+/* buffers and data patterns                                            */
+
+void sft_buf_alloc(struct sft_ctx *c, struct sft_buf *b, size_t len)
+{
+	void *p;
+
+	memset(b, 0, sizeof(*b));
+	if (posix_memalign(&p, 4096, len ? len : 1))
+		sft_die("out of memory (%zu bytes)", len);
+	b->ptr = p;
+	b->len = len;
+	memset(b->ptr, 0, len ? len : 1);
+	if (!c->need_mr)
+		return;
+	SFT_TRY(fi_mr_reg(c->domain, b->ptr, len ? len : 1,
+			  FI_SEND | FI_RECV, 0, c->next_key++, 0, &b->mr,
+			  NULL));
+	b->desc = fi_mr_desc(b->mr);
+}
+
+void sft_buf_free(struct sft_buf *b)
+{
+	if (b->mr)
+		SFT_TRY(fi_close(&b->mr->fid));
+	free(b->ptr);
+	memset(b, 0, sizeof(*b));
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/* 8 pattern bytes for word index w; bytes depend on seed and offset. */
+static uint64_t pattern_word(uint64_t seed, size_t w)
+{
+	return mix64((seed << 40) ^ (uint64_t)w ^ (seed >> 24));
+}
+
+void sft_fill(void *buf, size_t len, uint64_t seed)
+{
+	uint8_t *p = buf;
+	size_t off, k;
+	uint64_t w;
+
+	for (off = 0; off < len; off += 8) {
+		w = pattern_word(seed, off >> 3);
+		for (k = 0; k < 8 && off + k < len; k++)
+			p[off + k] = (uint8_t)(w >> (k * 8));
+	}
+}
+
+/* Check every byte; report the first mismatch and how many differ. */
+int sft_verify(const void *buf, size_t len, uint64_t seed, const char *what)
+{
+	const uint8_t *p = buf;
+	size_t off, k, bad = 0, first = 0;
+	uint8_t exp, first_exp = 0;
+	uint64_t w;
+
+	for (off = 0; off < len; off += 8) {
+		w = pattern_word(seed, off >> 3);
+		for (k = 0; k < 8 && off + k < len; k++) {
+			exp = (uint8_t)(w >> (k * 8));
+			if (p[off + k] == exp)
+				continue;
+			if (!bad++) {
+				first = off + k;
+				first_exp = exp;
+			}
+		}
+	}
+	if (!bad)
+		return 0;
+	printf("data mismatch in %s: first at offset %zu of %zu: expected "
+	       "0x%02x got 0x%02x (%zu bytes differ)\n", what, first, len,
+	       first_exp, p[first], bad);
+	return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* completions                                                          */
+
+static void cq_push(struct sft_cq *cq, const struct sft_comp *comp)
+{
+	size_t n = cq->tail - cq->head, i;
+	struct sft_comp *nq;
+
+	if (n == cq->cap) {
+		size_t ncap = cq->cap ? cq->cap * 2 : 64;
+
+		nq = calloc(ncap, sizeof(*nq));
+		if (!nq)
+			sft_die("out of memory");
+		for (i = 0; i < n; i++)
+			nq[i] = cq->q[(cq->head + i) % cq->cap];
+		free(cq->q);
+		cq->q = nq;
+		cq->cap = ncap;
+		cq->head = 0;
+		cq->tail = n;
+	}
+	cq->q[cq->tail++ % cq->cap] = *comp;
+}
+
+static void cq_read_err(struct sft_cq *cq)
+{
+	struct sft_comp comp;
+	const char *s;
+	ssize_t ret;
+
+	memset(&comp, 0, sizeof(comp));
+	comp.is_err = 1;
+	ret = fi_cq_readerr(cq->cq, &comp.err, 0);
+	if (ret == -FI_EAGAIN)
+		return;
+	if (ret != 1)
+		sft_die("fi_cq_readerr on %s: %zd (%s)", cq->name, ret,
+			fi_strerror((int)-ret));
+	s = fi_cq_strerror(cq->cq, comp.err.prov_errno, comp.err.err_data,
+			   comp.errstr, sizeof(comp.errstr));
+	if (s && s != comp.errstr)
+		snprintf(comp.errstr, sizeof(comp.errstr), "%s", s);
+	comp.err.err_data = NULL;
+	cq_push(cq, &comp);
+}
+
+static void cq_drain(struct sft_cq *cq)
+{
+	struct fi_cq_tagged_entry e[16];
+	struct sft_comp comp;
+	ssize_t ret, i;
+
+	if (!cq->cq)
+		return;
+	for (;;) {
+		ret = fi_cq_read(cq->cq, e, 16);
+		if (ret == -FI_EAGAIN)
+			return;
+		if (ret == -FI_EAVAIL) {
+			cq_read_err(cq);
+			continue;
+		}
+		if (ret < 0)
+			sft_die("fi_cq_read on %s: %zd (%s)", cq->name, ret,
+				fi_strerror((int)-ret));
+		for (i = 0; i < ret; i++) {
+			memset(&comp, 0, sizeof(comp));
+			comp.e = e[i];
+			cq_push(cq, &comp);
+		}
+		if (ret < 16)
+			return;
+	}
+}
+
+void sft_progress(struct sft_ctx *c)
+{
+	cq_drain(&c->txcq);
+	cq_drain(&c->rxcq);
+}
+
+int sft_get_comp(struct sft_ctx *c, struct sft_cq *cq, struct sft_comp *out,
+		 int timeout_ms)
+{
+	uint64_t t0 = sft_now_us();
+
+	for (;;) {
+		if (cq->tail != cq->head) {
+			*out = cq->q[cq->head++ % cq->cap];
+			return 0;
+		}
+		sft_progress(c);
+		if (cq->tail != cq->head)
+			continue;
+		if (sft_now_us() - t0 > (uint64_t)timeout_ms * 1000)
+			return -FI_ETIMEDOUT;
+	}
+}
+
+static void die_err_comp(const struct sft_cq *cq, const struct sft_comp *comp)
+{
+	sft_die("error completion on %s: err %d (%s), prov_errno %d (%s), "
+		"op_context %p", cq->name, comp->err.err,
+		fi_strerror(comp->err.err), comp->err.prov_errno,
+		comp->errstr, comp->err.op_context);
+}
+
+void sft_wait_ok(struct sft_ctx *c, struct sft_cq *cq,
+		 struct fi_cq_tagged_entry *e)
+{
+	struct sft_comp comp;
+
+	if (sft_get_comp(c, cq, &comp, SFT_COMP_TIMEOUT_MS))
+		sft_die("no completion on %s within %d ms", cq->name,
+			SFT_COMP_TIMEOUT_MS);
+	if (comp.is_err)
+		die_err_comp(cq, &comp);
+	*e = comp.e;
+}
+
+void sft_wait_err(struct sft_ctx *c, struct sft_cq *cq,
+		  struct fi_cq_err_entry *err)
+{
+	struct sft_comp comp;
+	char fl[128];
+
+	if (sft_get_comp(c, cq, &comp, SFT_COMP_TIMEOUT_MS))
+		sft_die("no completion on %s within %d ms (wanted an error "
+			"completion)", cq->name, SFT_COMP_TIMEOUT_MS);
+	if (!comp.is_err)
+		sft_die("success completion on %s (ctx %p flags %s len %zu) "
+			"where an error completion was expected", cq->name,
+			comp.e.op_context,
+			sft_flags_str(comp.e.flags, fl, sizeof(fl)),
+			comp.e.len);
+	*err = comp.err;
+}
+
+void sft_expect_quiet(struct sft_ctx *c, struct sft_cq *cq, int ms)
+{
+	struct sft_comp comp;
+	char fl[128];
+
+	if (sft_get_comp(c, cq, &comp, ms))
+		return;
+	if (comp.is_err)
+		die_err_comp(cq, &comp);
+	sft_die("unexpected completion on %s: ctx %p flags %s len %zu",
+		cq->name, comp.e.op_context,
+		sft_flags_str(comp.e.flags, fl, sizeof(fl)), comp.e.len);
+}
+
+const char *sft_flags_str(uint64_t flags, char *buf, size_t len)
+{
+	static const struct { uint64_t f; const char *n; } names[] = {
+		{ FI_SEND, "SEND" }, { FI_RECV, "RECV" }, { FI_MSG, "MSG" },
+		{ FI_TAGGED, "TAGGED" }, { FI_REMOTE_CQ_DATA, "REMOTE_CQ_DATA" },
+		{ FI_MULTI_RECV, "MULTI_RECV" }, { FI_RMA, "RMA" },
+	};
+	size_t i, used = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(flags & names[i].f))
+			continue;
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+					 used ? "|" : "", names[i].n);
+		if (used >= len)
+			break;
+	}
+	if (!buf[0])
+		snprintf(buf, len, "0");
+	return buf;
+}
+
+void sft_check_entry(const struct fi_cq_tagged_entry *e,
+		     const struct sft_expect *x, const char *what)
+{
+	char got[128], want[128];
+
+	if (e->op_context != x->ctx)
+		sft_die("%s: op_context %p, expected %p", what, e->op_context,
+			x->ctx);
+	if ((e->flags & SFT_FLAG_MASK) != x->flags)
+		sft_die("%s: flags %s, expected %s", what,
+			sft_flags_str(e->flags & SFT_FLAG_MASK, got, sizeof(got)),
+			sft_flags_str(x->flags, want, sizeof(want)));
+	if (x->check_len && e->len != x->len)
+		sft_die("%s: len %zu, expected %zu", what, e->len, x->len);
+	if (x->check_tag && e->tag != x->tag)
+		sft_die("%s: tag 0x%llx, expected 0x%llx", what,
+			(unsigned long long)e->tag, (unsigned long long)x->tag);
+	if ((x->flags & FI_REMOTE_CQ_DATA) && e->data != x->data)
+		sft_die("%s: cq data 0x%llx, expected 0x%llx", what,
+			(unsigned long long)e->data,
+			(unsigned long long)x->data);
+}
+
+uint64_t sft_cq_data_mask(const struct sft_ctx *c)
+{
+	size_t n = c->info->domain_attr->cq_data_size;
+
+	return n >= 8 ? ~0ull : ((1ull << (n * 8)) - 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* simple data transfers                                                */
+
+void sft_post_recv(struct sft_ctx *c, int tagged, struct sft_buf *b,
+		   size_t len, uint64_t tag, void *ctx)
+{
+	if (tagged)
+		SFT_POST(c, fi_trecv(c->ep, b->ptr, len, b->desc,
+				     FI_ADDR_UNSPEC, tag, 0, ctx));
+	else
+		SFT_POST(c, fi_recv(c->ep, b->ptr, len, b->desc,
+				    FI_ADDR_UNSPEC, ctx));
+}
+
+void sft_post_send(struct sft_ctx *c, int tagged, struct sft_buf *b,
+		   size_t len, uint64_t tag, void *ctx)
+{
+	if (tagged)
+		SFT_POST(c, fi_tsend(c->ep, b->ptr, len, b->desc, c->peer,
+				     tag, ctx));
+	else
+		SFT_POST(c, fi_send(c->ep, b->ptr, len, b->desc, c->peer,
+				    ctx));
+}
+
+void sft_wait_send(struct sft_ctx *c, int tagged, void *ctx, const char *what)
+{
+	struct fi_cq_tagged_entry e;
+	struct sft_expect x;
+
+	memset(&x, 0, sizeof(x));
+	x.ctx = ctx;
+	x.flags = FI_SEND | (tagged ? FI_TAGGED : FI_MSG);
+	sft_wait_ok(c, &c->txcq, &e);
+	sft_check_entry(&e, &x, what);
+}
+
+void sft_wait_recv(struct sft_ctx *c, int tagged, void *ctx, size_t len,
+		   uint64_t tag, const char *what)
+{
+	struct fi_cq_tagged_entry e;
+	struct sft_expect x;
+
+	memset(&x, 0, sizeof(x));
+	x.ctx = ctx;
+	x.flags = FI_RECV | (tagged ? FI_TAGGED : FI_MSG);
+	x.check_len = 1;
+	x.len = len;
+	x.check_tag = tagged;
+	x.tag = tag;
+	sft_wait_ok(c, &c->rxcq, &e);
+	sft_check_entry(&e, &x, what);
+}

@@ -1,0 +1,113 @@
+/*
+ * srd_proto.h: the srd wire format, and nothing else.
+ *
+ * Every struct here is specified in prov/srd/docs/srd_protocol.md; the
+ * section is named beside each one, and each header size is checked at
+ * compile time.  All multi-byte fields are little-endian.  A change here
+ * edits the spec in the same commit.  Packet IDs are never reused.
+ */
+#ifndef SRD_PROTO_H
+#define SRD_PROTO_H
+
+#include <stdint.h>
+#include <assert.h>
+
+#define SRD_PROTO_VERSION	1
+
+/* Spec section 3: packet type IDs. */
+enum srd_pkt_type {
+	/* transport packets (not sequenced) */
+	SRD_PKT_HS_REQ		= 1,
+	SRD_PKT_HS_RESP		= 2,
+	SRD_PKT_ACK		= 3,
+	/* 4..15 reserved for the transport (e.g. path probes) */
+
+	/* message packets: sequenced, acked, retransmitted */
+	SRD_PKT_RELIABLE_MIN	= 16,
+	SRD_PKT_EAGER		= 16,	/* whole message in one packet */
+	SRD_PKT_MEDIUM		= 17,	/* one segment of a multi-packet eager */
+	SRD_PKT_RTS		= 18,	/* rendezvous request to send */
+	SRD_PKT_CTS		= 19,	/* rendezvous clear to send (credit) */
+	SRD_PKT_DATA		= 20,	/* rendezvous payload segment */
+	/* 21..31 reserved: RMA write/read, atomics (protocol version 1) */
+	SRD_PKT_TYPE_MAX	= 32,
+};
+
+/* Spec section 4.1: base header flags. */
+#define SRD_HDR_F_ACK		(1u << 0)	/* ack_psn is valid */
+
+/* Spec section 4.1: the base header, on every packet (32 bytes). */
+struct srd_base_hdr {
+	uint8_t  version;
+	uint8_t  type;
+	uint16_t flags;
+	uint16_t src_port;	/* the sender's address port (not the path's) */
+	uint16_t path;		/* the sender's path id, for path statistics */
+	uint32_t src_conn;	/* sender's incarnation id */
+	uint32_t dst_conn;	/* receiver's incarnation id, 0 in HS_REQ */
+	uint32_t psn;		/* sequenced packets: per-peer packet number */
+	uint32_t ack_psn;	/* piggybacked cumulative ack (SRD_HDR_F_ACK) */
+	uint32_t reserved[2];
+};
+static_assert(sizeof(struct srd_base_hdr) == 32, "spec 4.1");
+
+/* Spec section 5.1: handshake request and response (after the base). */
+struct srd_hs_hdr {
+	uint32_t session;	/* random per (re)start of a send session */
+	uint32_t init_psn;	/* first psn of that session (REQ) */
+	uint32_t rx_window;	/* packets the sender of this header accepts */
+	uint32_t rx_bytes;	/* bytes it can buffer in flight */
+	uint64_t features;	/* feature bits, spec section 5.2 */
+	uint32_t mtu;		/* largest datagram it accepts */
+	uint32_t reserved;
+};
+static_assert(sizeof(struct srd_hs_hdr) == 32, "spec 5.1");
+
+/* Spec section 5.3: acknowledgement (after the base); a SACK bitmap
+ * of sack_bytes bytes follows: bit i set = psn ack_psn + i received. */
+struct srd_ack_hdr {
+	uint32_t session;
+	uint16_t sack_bytes;
+	uint16_t reserved;
+};
+static_assert(sizeof(struct srd_ack_hdr) == 8, "spec 5.3");
+#define SRD_ACK_SACK_MAX_BYTES	128	/* 1024 packets */
+
+/* Spec section 6.1: message header flags. */
+#define SRD_MSG_F_TAGGED	(1u << 0)
+#define SRD_MSG_F_CQ_DATA	(1u << 1)
+
+/* Spec section 6.1: request-to-message header, carried by EAGER, MEDIUM
+ * and RTS packets (after the base): everything the receiver needs to
+ * match the message, in every packet, so any packet can start it. */
+struct srd_rtm_hdr {
+	uint32_t msg_id;	/* per-peer message number: SAS ordering */
+	uint32_t flags;
+	uint64_t tag;
+	uint64_t cq_data;
+	uint64_t total_len;	/* message length */
+	uint64_t offset;	/* MEDIUM: this segment's offset */
+	uint64_t tx_id;		/* RTS: the sender's operation id */
+};
+static_assert(sizeof(struct srd_rtm_hdr) == 48, "spec 6.1");
+
+/* Spec section 6.3: clear to send: the receiver grants bytes up to
+ * credit_end of the message. */
+struct srd_cts_hdr {
+	uint64_t tx_id;
+	uint64_t rx_id;
+	uint64_t credit_end;
+	uint64_t total_len;	/* 0-length / truncated receive: bytes wanted */
+};
+static_assert(sizeof(struct srd_cts_hdr) == 32, "spec 6.3");
+
+/* Spec section 6.4: rendezvous data segment. */
+struct srd_data_hdr {
+	uint64_t rx_id;
+	uint64_t offset;
+};
+static_assert(sizeof(struct srd_data_hdr) == 16, "spec 6.4");
+
+#define SRD_HDR_MAX (sizeof(struct srd_base_hdr) + 64)
+
+#endif /* SRD_PROTO_H */

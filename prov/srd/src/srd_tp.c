@@ -1,0 +1,234 @@
+/*
+ * srd_tp.c: the transport's frame: set-up, the receive dispatch (base
+ * header checks, by packet class), timers and the progress step.
+ * It owns the peer table and the timer heap.  It must not interpret
+ * message packets: those go up through ops->recv untouched.
+ */
+#include "config.h"
+#include "srd_tp.h"
+#include "srd_rng.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void srd_tp_cfg_default(struct srd_tp_cfg *cfg)
+{
+	cfg->window_pkts = SRD_TP_WINDOW_DEFAULT;
+	cfg->rto_min_ns = SRD_TP_RTO_MIN_NS_DEFAULT;
+	cfg->peer_timeout_ns = SRD_TP_PEER_TIMEOUT_NS_DEFAULT;
+	cfg->ack_delay_ns = SRD_TP_ACK_DELAY_NS_DEFAULT;
+	cfg->max_peers = 1u << 20;
+	cfg->peer_size = sizeof(struct srd_tp_peer);
+}
+
+int srd_tp_init(struct srd_tp *tp, struct srd_wire *wire,
+		const struct srd_tp_cfg *cfg, const struct srd_tp_ops *ops,
+		void *ctx)
+{
+	memset(tp, 0, sizeof(*tp));
+	if (cfg->peer_size < sizeof(struct srd_tp_peer) || !cfg->window_pkts ||
+	    cfg->window_pkts > SRD_TP_WINDOW_MAX)
+		return -EINVAL;
+	tp->wire = wire;
+	tp->cfg = *cfg;
+	tp->ops = ops;
+	tp->ctx = ctx;
+	tp->conn_id = (uint32_t)srd_random_u64() | 1;
+	srd_heap_init(&tp->timers);
+	srd_dlist_init(&tp->ack_list);
+	return srd_hmap_init(&tp->peers, 64);
+}
+
+void srd_tp_fini(struct srd_tp *tp)
+{
+	for (uint32_t i = 0; i < tp->npeers; i++) {
+		struct srd_tp_peer *peer = tp->peer_table[i];
+
+		srd_seqwin_fini(&peer->rx_win);
+		free(peer->tx_ring);
+		free(peer);
+	}
+	free(tp->peer_table);
+	srd_hmap_fini(&tp->peers);
+	srd_heap_fini(&tp->timers);
+	memset(tp, 0, sizeof(*tp));
+}
+
+void srd_tp_pkt_init(struct srd_tp_pkt *pkt, uint8_t type, size_t hdr_len)
+{
+	struct srd_base_hdr *base = (struct srd_base_hdr *)pkt->hdr;
+
+	memset(base, 0, sizeof(*base));
+	base->type = type;
+	pkt->iov[0].iov_base = pkt->hdr;
+	pkt->iov[0].iov_len = hdr_len;
+	pkt->iovcnt = 1;
+	pkt->len = (uint32_t)hdr_len;
+	pkt->state = SRD_TP_PKT_FREE;
+	pkt->flags = 0;
+	pkt->retries = 0;
+	srd_dlist_init(&pkt->entry);
+}
+
+void srd_tp_fill_base(struct srd_tp *tp, struct srd_tp_peer *peer,
+		      struct srd_base_hdr *base, uint8_t type, uint16_t path)
+{
+	base->version = SRD_PROTO_VERSION;
+	base->type = type;
+	base->src_port = srd_wire_addr_port(&tp->wire->addr);
+	base->path = path;
+	base->src_conn = tp->conn_id;
+	base->dst_conn = peer->tx_remote_conn;
+	base->flags = 0;
+	if (peer->rx_active) {
+		base->flags |= SRD_HDR_F_ACK;
+		base->ack_psn = peer->rx_win.base;
+	}
+}
+
+int srd_tp_post_raw(struct srd_tp *tp, struct srd_tp_peer *peer,
+		    const struct iovec *iov, int iovcnt, uint16_t path)
+{
+	struct srd_wire_tx tx = {
+		.dst = &peer->addr,
+		.path = path,
+		.iovcnt = (uint16_t)iovcnt,
+		.iov = iov,
+	};
+	int ret = tp->wire->ops->post(tp->wire, &tx, 1);
+
+	return ret == 1 ? 0 : (ret < 0 ? ret : -EAGAIN);
+}
+
+uint64_t srd_tp_next_deadline(const struct srd_tp *tp)
+{
+	struct srd_heap_node *top = srd_heap_top(&tp->timers);
+
+	return top ? top->key : UINT64_MAX;
+}
+
+void srd_tp_peer_rearm(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	uint64_t deadline = srd_tp_window_deadline(peer);
+
+	if (peer->tx_state == SRD_TP_TX_HS_SENT && peer->hs_deadline < deadline)
+		deadline = peer->hs_deadline;
+	if (peer->ack_deadline && peer->ack_deadline < deadline)
+		deadline = peer->ack_deadline;
+	if (deadline == UINT64_MAX)
+		srd_heap_remove(&tp->timers, &peer->timer);
+	else if (peer->timer.key != deadline || !srd_heap_node_queued(&peer->timer))
+		srd_heap_set(&tp->timers, &peer->timer, deadline);
+}
+
+/* Checks the base header and finds the sending peer: the IP is the
+ * datagram's source, the port the one the header names. */
+static struct srd_tp_peer *tp_rx_peer(struct srd_tp *tp,
+				      const struct srd_wire_rx *rx,
+				      const struct srd_base_hdr *base)
+{
+	union srd_wire_addr addr = rx->src;
+
+	srd_wire_addr_set_port(&addr, base->src_port);
+	return srd_tp_peer_find(tp, &addr);
+}
+
+static void tp_rx_one(struct srd_tp *tp, const struct srd_wire_rx *rx)
+{
+	const struct srd_base_hdr *base = rx->buf;
+	struct srd_tp_peer *peer;
+
+	if (rx->len < sizeof(*base) || base->version != SRD_PROTO_VERSION ||
+	    base->type >= SRD_PKT_TYPE_MAX) {
+		tp->cnt.rx_drop_malformed++;
+		return;
+	}
+	if (base->type == SRD_PKT_HS_REQ || base->type == SRD_PKT_HS_RESP) {
+		srd_tp_handle_hs(tp, &rx->src, rx->buf, rx->len);
+		return;
+	}
+	peer = tp_rx_peer(tp, rx, base);
+	if (!peer) {
+		tp->cnt.rx_drop_unknown++;
+		return;
+	}
+	if (base->dst_conn != tp->conn_id) {
+		tp->cnt.rx_drop_conn++;
+		return;
+	}
+	if (base->type == SRD_PKT_ACK)
+		srd_tp_rx_ack(tp, peer, rx->buf, rx->len);
+	else if (base->type >= SRD_PKT_RELIABLE_MIN)
+		srd_tp_rx_data(tp, peer, rx->buf, rx->len);
+	else
+		tp->cnt.rx_drop_malformed++;
+}
+
+static int tp_poll_wire(struct srd_tp *tp)
+{
+	struct srd_wire_rx rx[SRD_TP_RX_BATCH];
+	int n, total = 0;
+
+	do {
+		n = tp->wire->ops->poll(tp->wire, rx, SRD_TP_RX_BATCH);
+		for (int i = 0; i < n; i++)
+			tp_rx_one(tp, &rx[i]);
+		total += n > 0 ? n : 0;
+	} while (n == SRD_TP_RX_BATCH && total < 4 * SRD_TP_RX_BATCH);
+	return total;
+}
+
+static void tp_fire_timer(struct srd_tp *tp, struct srd_tp_peer *peer,
+			  uint64_t now)
+{
+	if (peer->tx_state == SRD_TP_TX_HS_SENT && peer->hs_deadline <= now)
+		srd_tp_hs_start(tp, peer);
+	srd_tp_window_timeout(tp, peer, now);
+	if (peer->ack_deadline && peer->ack_deadline <= now) {
+		if (peer->rx_unacked || peer->ack_now)
+			srd_tp_ack_send(tp, peer);
+		else
+			peer->ack_deadline = 0;	/* a piggyback paid it */
+	}
+	srd_tp_peer_rearm(tp, peer);
+}
+
+static int tp_run_timers(struct srd_tp *tp)
+{
+	uint64_t now = srd_tp_now(tp);
+	struct srd_heap_node *top;
+	int fired = 0;
+
+	while ((top = srd_heap_top(&tp->timers)) && top->key <= now) {
+		struct srd_tp_peer *peer =
+			srd_container_of(top, struct srd_tp_peer, timer);
+
+		srd_heap_remove(&tp->timers, top);
+		tp_fire_timer(tp, peer, now);
+		fired++;
+	}
+	return fired;
+}
+
+static void tp_send_acks(struct srd_tp *tp)
+{
+	struct srd_dlist *e;
+
+	while ((e = srd_dlist_pop_head(&tp->ack_list))) {
+		struct srd_tp_peer *peer =
+			srd_container_of(e, struct srd_tp_peer, ack_entry);
+
+		if (peer->ack_now)
+			srd_tp_ack_send(tp, peer);
+	}
+}
+
+int srd_tp_progress(struct srd_tp *tp)
+{
+	int work = tp_poll_wire(tp);
+
+	tp_send_acks(tp);
+	work += tp_run_timers(tp);
+	return work;
+}

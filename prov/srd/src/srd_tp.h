@@ -1,0 +1,229 @@
+/*
+ * srd_tp.h: the SRD transport: reliable, unordered, at-most-once packets
+ * between endpoints over an unreliable wire.
+ *
+ * Per peer, each direction is a "session" set up by a handshake that
+ * names the sender's incarnation (connection id) and first packet number.
+ * The sender keeps a window of packets in flight, ordered by send time;
+ * the receiver records what arrived in a sequence window and acks with a
+ * cumulative point plus a selective bitmap.  Holes that later packets
+ * have overtaken are resent at once (fast retransmit); the rest on a
+ * retransmit timeout derived from measured RTT, with a floor and
+ * exponential backoff.  A peer that answers nothing for peer_timeout is
+ * declared unreachable and its packets fail.
+ *
+ * The transport never looks inside a message: the layer above fills each
+ * packet's type header and payload, and is called back when a packet is
+ * delivered to it, acked, or failed.
+ */
+#ifndef SRD_TP_H
+#define SRD_TP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "srd_clock.h"
+#include "srd_list.h"
+#include "srd_heap.h"
+#include "srd_hmap.h"
+#include "srd_seqwin.h"
+#include "srd_proto.h"
+#include "srd_wire.h"
+
+/* Tunables' defaults; each is a provider parameter (fi_srd(7)). */
+#define SRD_TP_WINDOW_DEFAULT		256	/* packets in flight per peer */
+#define SRD_TP_WINDOW_MAX		1024	/* = SACK bitmap capacity */
+#define SRD_TP_RTO_MIN_NS_DEFAULT	(250 * SRD_NS_PER_US)
+#define SRD_TP_RTO_INIT_NS		(1 * SRD_NS_PER_MS) /* before any RTT sample */
+#define SRD_TP_RTO_MAX_NS		(200 * SRD_NS_PER_MS) /* backoff ceiling */
+#define SRD_TP_PEER_TIMEOUT_NS_DEFAULT	(30 * SRD_NS_PER_S)
+#define SRD_TP_ACK_DELAY_NS_DEFAULT	(20 * SRD_NS_PER_US)
+#define SRD_TP_ACK_EVERY		16	/* ack at once after this many */
+#define SRD_TP_DUPTHRESH		3	/* later packets acked before a hole is resent */
+#define SRD_TP_RX_BATCH			32	/* datagrams per wire poll */
+
+enum srd_tp_tx_state {
+	SRD_TP_TX_IDLE,		/* no session: the next send starts a handshake */
+	SRD_TP_TX_HS_SENT,	/* HS_REQ out, packets wait in tx_queue */
+	SRD_TP_TX_ACTIVE,
+};
+
+enum srd_tp_pkt_state {
+	SRD_TP_PKT_FREE,
+	SRD_TP_PKT_QUEUED,	/* waiting for handshake or window */
+	SRD_TP_PKT_INFLIGHT,
+};
+
+#define SRD_TP_PKT_F_FAST_RETX	(1u << 0)	/* resent on a SACK hole */
+
+/* One sequenced packet, owned by the layer above (embedded in its packet
+ * entry); the transport fills the base header's transport fields. */
+struct srd_tp_pkt {
+	struct srd_dlist entry;		/* tx_queue or tx_inflight (time order) */
+	struct srd_tp_peer *peer;
+	uint64_t sent_ns;
+	uint64_t first_sent_ns;
+	uint32_t psn;
+	uint16_t path;
+	uint8_t state;
+	uint8_t flags;
+	uint16_t retries;
+	uint16_t iovcnt;		/* iov[0] is hdr */
+	uint32_t len;			/* total bytes on the wire */
+	struct iovec iov[SRD_WIRE_IOV_MAX];
+	uint8_t hdr[SRD_HDR_MAX] __attribute__((aligned(8)));
+};
+
+struct srd_tp_peer {
+	struct srd_hnode hnode;		/* srd_tp.peers, by address */
+	struct srd_heap_node timer;	/* earliest of the deadlines below */
+	union srd_wire_addr addr;	/* IP + the peer's address port */
+	uint32_t index;			/* dense, for the layer above */
+
+	/* send session */
+	enum srd_tp_tx_state tx_state;
+	uint32_t tx_remote_conn;	/* learned from HS_RESP */
+	uint32_t tx_session;
+	uint32_t tx_next_psn;
+	uint32_t tx_una;		/* oldest unacked psn */
+	uint32_t tx_inflight;
+	uint32_t tx_window;		/* min(ours, the peer's rx_window) */
+	uint64_t tx_inflight_bytes;
+	uint64_t tx_bytes_limit;	/* half the peer's receive buffering */
+	struct srd_dlist tx_queue;
+	struct srd_dlist tx_inflight_list;
+	struct srd_tp_pkt **tx_ring;	/* SRD_TP_WINDOW_MAX slots by psn */
+	uint64_t hs_first_ns;
+	uint64_t hs_deadline;
+	uint64_t hs_rto;
+	uint64_t srtt_ns;		/* 0 until the first sample */
+	uint64_t rttvar_ns;
+	uint64_t rto_ns;		/* current, with backoff */
+	uint32_t path_next;
+
+	/* receive session */
+	bool rx_active;
+	uint32_t rx_conn;
+	uint32_t rx_session;
+	struct srd_seqwin rx_win;
+	uint32_t rx_unacked;
+	bool ack_now;
+	uint64_t ack_deadline;		/* 0: none pending */
+	struct srd_dlist ack_entry;	/* srd_tp.ack_list while ack_now */
+};
+
+enum srd_tp_peer_event {
+	SRD_TP_PEER_RX_RESTART,	/* a new receive session began: forget the old */
+	SRD_TP_PEER_TX_FAILED,	/* the send session ended; all its packets failed */
+};
+
+struct srd_tp_ops {
+	/* A sequenced packet, in any order, exactly once.  Return 0 when
+	 * consumed, -EAGAIN to refuse it for now (the sender will resend). */
+	int (*recv)(void *ctx, struct srd_tp_peer *peer, const uint8_t *pkt,
+		    size_t len);
+	/* The packet was acked (err 0) or failed (negative errno). */
+	void (*done)(void *ctx, struct srd_tp_pkt *pkt, int err);
+	void (*peer_event)(void *ctx, struct srd_tp_peer *peer,
+			   enum srd_tp_peer_event event, int err);
+};
+
+struct srd_tp_cfg {
+	uint32_t window_pkts;
+	uint64_t rto_min_ns;
+	uint64_t peer_timeout_ns;
+	uint64_t ack_delay_ns;
+	uint32_t max_peers;
+	size_t peer_size;		/* >= sizeof(struct srd_tp_peer) */
+};
+
+struct srd_tp_counters {
+	uint64_t tx_pkts, tx_bytes, retx_timeout, retx_fast, tx_acks;
+	uint64_t rx_pkts, rx_bytes, rx_dup, rx_acks, rx_refused;
+	uint64_t rx_drop_malformed, rx_drop_unknown, rx_drop_conn;
+	uint64_t rx_drop_window, peers_failed;
+};
+
+struct srd_tp {
+	struct srd_wire *wire;
+	struct srd_tp_cfg cfg;
+	const struct srd_tp_ops *ops;
+	void *ctx;
+	uint32_t conn_id;		/* this incarnation, random, non-zero */
+	struct srd_hmap peers;
+	struct srd_tp_peer **peer_table;	/* by index */
+	uint32_t npeers;
+	uint32_t peer_cap;
+	struct srd_heap timers;
+	struct srd_dlist ack_list;
+	struct srd_tp_counters cnt;
+};
+
+int srd_tp_init(struct srd_tp *tp, struct srd_wire *wire,
+		const struct srd_tp_cfg *cfg, const struct srd_tp_ops *ops,
+		void *ctx);
+void srd_tp_fini(struct srd_tp *tp);
+void srd_tp_cfg_default(struct srd_tp_cfg *cfg);
+
+/* The peer at this address, created on first use (NULL: no memory or
+ * too many peers). */
+struct srd_tp_peer *srd_tp_peer_get(struct srd_tp *tp,
+				    const union srd_wire_addr *addr);
+struct srd_tp_peer *srd_tp_peer_find(struct srd_tp *tp,
+				     const union srd_wire_addr *addr);
+static inline struct srd_tp_peer *srd_tp_peer_at(struct srd_tp *tp,
+						 uint32_t index)
+{
+	return index < tp->npeers ? tp->peer_table[index] : NULL;
+}
+
+/* Header space above the base header in pkt->hdr. */
+static inline void *srd_tp_pkt_type_hdr(struct srd_tp_pkt *pkt)
+{
+	return pkt->hdr + sizeof(struct srd_base_hdr);
+}
+/* Prepares pkt: type, header length (base included), payload iovs. */
+void srd_tp_pkt_init(struct srd_tp_pkt *pkt, uint8_t type, size_t hdr_len);
+/* Queues a sequenced packet to the peer; sends it when the session and
+ * window allow.  The packet belongs to the transport until done(). */
+void srd_tp_send(struct srd_tp *tp, struct srd_tp_peer *peer,
+		 struct srd_tp_pkt *pkt);
+/* Polls the wire, fires due timers, sends acks.  Returns work done. */
+int srd_tp_progress(struct srd_tp *tp);
+/* Absolute time of the next timer, or UINT64_MAX. */
+uint64_t srd_tp_next_deadline(const struct srd_tp *tp);
+static inline uint64_t srd_tp_now(struct srd_tp *tp)
+{
+	return tp->wire->ops->now_ns(tp->wire);
+}
+/* Bytes of payload that fit in one packet after hdr_len header bytes. */
+static inline uint32_t srd_tp_max_payload(const struct srd_tp *tp,
+					  size_t hdr_len)
+{
+	return tp->wire->mtu - (uint32_t)hdr_len;
+}
+
+/* internal, shared by srd_tp*.c */
+void srd_tp_fill_base(struct srd_tp *tp, struct srd_tp_peer *peer,
+		      struct srd_base_hdr *base, uint8_t type, uint16_t path);
+int srd_tp_post_raw(struct srd_tp *tp, struct srd_tp_peer *peer,
+		    const struct iovec *iov, int iovcnt, uint16_t path);
+void srd_tp_peer_rearm(struct srd_tp *tp, struct srd_tp_peer *peer);
+void srd_tp_hs_start(struct srd_tp *tp, struct srd_tp_peer *peer);
+void srd_tp_handle_hs(struct srd_tp *tp, const union srd_wire_addr *src,
+		      const uint8_t *buf, size_t len);
+void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err);
+void srd_tp_window_flush(struct srd_tp *tp, struct srd_tp_peer *peer);
+void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
+			   uint64_t now);
+void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
+		       uint32_t cum, const uint8_t *sack, uint32_t sack_bytes);
+uint64_t srd_tp_window_deadline(const struct srd_tp_peer *peer);
+void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
+		    const uint8_t *buf, size_t len);
+void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
+		   const uint8_t *buf, size_t len);
+void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer);
+void srd_tp_ack_note_piggyback(struct srd_tp_peer *peer);
+
+#endif /* SRD_TP_H */

@@ -1,0 +1,135 @@
+/*
+ * srd_tp_sack.c: the receiver's side of a session: duplicate filtering
+ * with the sequence window, handing new packets up, and acknowledgement
+ * (cumulative point + selective bitmap), immediate or delayed; and the
+ * sender's handling of acks that arrive.  It owns each peer's rx window
+ * and ack state; it must not interpret what it hands up.
+ */
+#include "config.h"
+#include "srd_tp.h"
+
+#include <errno.h>
+#include <string.h>
+
+static void tp_ack_schedule(struct srd_tp *tp, struct srd_tp_peer *peer,
+			    bool now)
+{
+	if (now || peer->rx_unacked >= SRD_TP_ACK_EVERY) {
+		if (!peer->ack_now) {
+			peer->ack_now = true;
+			srd_dlist_insert_tail(&tp->ack_list, &peer->ack_entry);
+		}
+		return;
+	}
+	if (!peer->ack_deadline) {
+		peer->ack_deadline = srd_tp_now(tp) + tp->cfg.ack_delay_ns;
+		srd_tp_peer_rearm(tp, peer);
+	}
+}
+
+void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
+		    const uint8_t *buf, size_t len)
+{
+	const struct srd_base_hdr *base = (const void *)buf;
+	int ret;
+
+	if (!peer->rx_active || base->src_conn != peer->rx_conn) {
+		tp->cnt.rx_drop_conn++;
+		return;
+	}
+	if (base->flags & SRD_HDR_F_ACK)
+		srd_tp_window_ack(tp, peer, base->ack_psn, NULL, 0);
+	switch (srd_seqwin_check(&peer->rx_win, base->psn)) {
+	case SRD_SEQWIN_DUP:
+		/* Our ack was lost or late: say again what we have. */
+		tp->cnt.rx_dup++;
+		tp_ack_schedule(tp, peer, true);
+		return;
+	case SRD_SEQWIN_AHEAD:
+		tp->cnt.rx_drop_window++;
+		return;
+	case SRD_SEQWIN_NEW:
+		break;
+	}
+	ret = tp->ops->recv(tp->ctx, peer, buf, len);
+	if (ret == -EAGAIN) {
+		tp->cnt.rx_refused++;
+		return;
+	}
+	if (ret)	/* malformed above us: consumed, never retried */
+		tp->cnt.rx_drop_malformed++;
+	srd_seqwin_mark(&peer->rx_win, base->psn);
+	tp->cnt.rx_pkts++;
+	tp->cnt.rx_bytes += len;
+	peer->rx_unacked++;
+	tp_ack_schedule(tp, peer, srd_seqwin_has_holes(&peer->rx_win));
+}
+
+void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
+		   const uint8_t *buf, size_t len)
+{
+	const struct srd_base_hdr *base = (const void *)buf;
+	const struct srd_ack_hdr *ack = (const void *)(buf + sizeof(*base));
+	const uint8_t *sack = buf + sizeof(*base) + sizeof(*ack);
+
+	if (len < sizeof(*base) + sizeof(*ack) ||
+	    ack->sack_bytes > SRD_ACK_SACK_MAX_BYTES ||
+	    len < sizeof(*base) + sizeof(*ack) + ack->sack_bytes) {
+		tp->cnt.rx_drop_malformed++;
+		return;
+	}
+	if (base->src_conn != peer->tx_remote_conn ||
+	    ack->session != peer->tx_session) {
+		tp->cnt.rx_drop_conn++;
+		return;
+	}
+	tp->cnt.rx_acks++;
+	srd_tp_window_ack(tp, peer, base->ack_psn, sack, ack->sack_bytes);
+}
+
+static void tp_ack_clear(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	peer->rx_unacked = 0;
+	peer->ack_now = false;
+	srd_dlist_remove(&peer->ack_entry);
+	if (peer->ack_deadline) {
+		peer->ack_deadline = 0;
+		srd_tp_peer_rearm(tp, peer);
+	}
+}
+
+void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	struct {
+		struct srd_base_hdr base;
+		struct srd_ack_hdr ack;
+		uint8_t sack[SRD_ACK_SACK_MAX_BYTES];
+	} pkt;
+	struct iovec iov = { .iov_base = &pkt };
+
+	tp_ack_clear(tp, peer);
+	if (!peer->rx_active)
+		return;
+	memset(&pkt.base, 0, sizeof(pkt.base) + sizeof(pkt.ack));
+	srd_tp_fill_base(tp, peer, &pkt.base, SRD_PKT_ACK, 0);
+	pkt.base.dst_conn = peer->rx_conn;
+	pkt.ack.session = peer->rx_session;
+	pkt.ack.sack_bytes = (uint16_t)srd_seqwin_export(&peer->rx_win,
+					pkt.sack, SRD_ACK_SACK_MAX_BYTES);
+	iov.iov_len = sizeof(pkt.base) + sizeof(pkt.ack) + pkt.ack.sack_bytes;
+	srd_tp_post_raw(tp, peer, &iov, 1, 0);
+	tp->cnt.tx_acks++;
+}
+
+/* A sequenced packet just carried our cumulative ack: unless holes need
+ * the bitmap, no separate ack is owed. */
+void srd_tp_ack_note_piggyback(struct srd_tp_peer *peer)
+{
+	if (!peer->rx_active || srd_seqwin_has_holes(&peer->rx_win))
+		return;
+	peer->rx_unacked = 0;
+	peer->ack_now = false;
+	srd_dlist_remove(&peer->ack_entry);
+	/* The deadline stays armed; firing with nothing owed is harmless
+	 * and cheaper than re-keying the timer heap on every send. */
+}

@@ -1,0 +1,114 @@
+/*
+ * srd_wire.h: the datagram "NIC" the transport runs on.
+ *
+ * Contract: unreliable, unordered datagrams of at most mtu bytes, sent
+ * to (remote address, path id).  Batches in, batches out; never blocks.
+ * The wire is also the transport's only clock, so the in-memory wire can
+ * run the real protocol in virtual time.
+ */
+#ifndef SRD_WIRE_H
+#define SRD_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <netinet/in.h>
+
+union srd_wire_addr {
+	struct sockaddr sa;
+	struct sockaddr_in sin;
+	struct sockaddr_in6 sin6;
+};
+
+/* Size of the address family's sockaddr; 0 for an unknown family. */
+size_t srd_wire_addr_len(const union srd_wire_addr *addr);
+int srd_wire_addr_equal(const union srd_wire_addr *a,
+			const union srd_wire_addr *b);
+/* The IP part equals (the port is ignored). */
+int srd_wire_addr_same_host(const union srd_wire_addr *a,
+			    const union srd_wire_addr *b);
+uint16_t srd_wire_addr_port(const union srd_wire_addr *addr);
+void srd_wire_addr_set_port(union srd_wire_addr *addr, uint16_t port);
+uint64_t srd_wire_addr_hash(const union srd_wire_addr *addr);
+/* "ip:port" or "[ip6]:port" into buf. */
+const char *srd_wire_addr_str(const union srd_wire_addr *addr, char *buf,
+			      size_t len);
+
+#define SRD_WIRE_IOV_MAX 8
+
+struct srd_wire_tx {
+	const union srd_wire_addr *dst;
+	uint16_t path;
+	uint16_t iovcnt;
+	const struct iovec *iov;
+};
+
+struct srd_wire_rx {
+	union srd_wire_addr src;	/* source IP; port is the path's */
+	void *buf;			/* owned by the wire until next poll */
+	size_t len;
+};
+
+struct srd_wire;
+
+struct srd_wire_ops {
+	const char *name;
+	/* Sends up to n datagrams; returns how many were taken (>= 0), or a
+	 * negative errno.  A datagram the network drops still counts. */
+	int (*post)(struct srd_wire *wire, const struct srd_wire_tx *tx, int n);
+	/* Receives up to n datagrams; returns the count (0: none ready). */
+	int (*poll)(struct srd_wire *wire, struct srd_wire_rx *rx, int n);
+	/* A pollable fd readable when datagrams wait, or -1. */
+	int (*fd)(struct srd_wire *wire);
+	uint64_t (*now_ns)(struct srd_wire *wire);
+	void (*close)(struct srd_wire *wire);
+};
+
+struct srd_wire {
+	const struct srd_wire_ops *ops;
+	union srd_wire_addr addr;	/* this endpoint's address */
+	uint32_t mtu;			/* largest datagram payload */
+	uint16_t npaths;
+	uint32_t rx_bytes;		/* receive buffering the kernel gave us */
+};
+
+struct srd_wire_udp_attr {
+	union srd_wire_addr bind;	/* IP and port (0: any free port) */
+	uint16_t npaths;
+	uint32_t mtu;			/* cap; 0: the interface's */
+	uint32_t sockbuf_bytes;		/* requested SO_RCVBUF/SO_SNDBUF */
+};
+int srd_wire_udp_open(const struct srd_wire_udp_attr *attr,
+		      struct srd_wire **wire);
+
+/* In-memory network: endpoints in one process, seeded faults, and a
+ * virtual clock that only srd_memnet_advance()/run moves. */
+struct srd_memnet;
+struct srd_memnet_attr {
+	uint64_t seed;
+	uint32_t loss_ppm;	/* parts per million dropped */
+	uint32_t dup_ppm;	/* duplicated */
+	uint64_t delay_ns;	/* base one-way delay */
+	uint64_t jitter_ns;	/* uniform extra delay: reorders packets */
+	uint32_t mtu;
+};
+int srd_memnet_open(const struct srd_memnet_attr *attr,
+		    struct srd_memnet **net);
+void srd_memnet_close(struct srd_memnet *net);
+/* Changes fault rates mid-run (for tests that heal a network). */
+void srd_memnet_set_faults(struct srd_memnet *net, uint32_t loss_ppm,
+			   uint32_t dup_ppm);
+uint64_t srd_memnet_now(const struct srd_memnet *net);
+void srd_memnet_advance(struct srd_memnet *net, uint64_t ns);
+/* Time of the next packet delivery, or UINT64_MAX. */
+uint64_t srd_memnet_next_event(const struct srd_memnet *net);
+struct srd_memnet_stats {
+	uint64_t sent, dropped, duplicated, delivered;
+};
+void srd_memnet_stats(const struct srd_memnet *net,
+		      struct srd_memnet_stats *stats);
+int srd_wire_mem_open(struct srd_memnet *net, const union srd_wire_addr *addr,
+		      uint16_t npaths, struct srd_wire **wire);
+
+#endif /* SRD_WIRE_H */

@@ -1,0 +1,84 @@
+/*
+ * srd_wire_addr.c: helpers on wire addresses (IPv4/IPv6 socket
+ * addresses).  Pure functions; no sockets are touched here.
+ */
+#include "config.h"
+#include "srd_wire.h"
+#include "srd_hmap.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+
+size_t srd_wire_addr_len(const union srd_wire_addr *addr)
+{
+	switch (addr->sa.sa_family) {
+	case AF_INET:
+		return sizeof(struct sockaddr_in);
+	case AF_INET6:
+		return sizeof(struct sockaddr_in6);
+	default:
+		return 0;
+	}
+}
+
+int srd_wire_addr_same_host(const union srd_wire_addr *a,
+			    const union srd_wire_addr *b)
+{
+	if (a->sa.sa_family != b->sa.sa_family)
+		return 0;
+	if (a->sa.sa_family == AF_INET)
+		return a->sin.sin_addr.s_addr == b->sin.sin_addr.s_addr;
+	if (a->sa.sa_family == AF_INET6)
+		return !memcmp(&a->sin6.sin6_addr, &b->sin6.sin6_addr,
+			       sizeof(a->sin6.sin6_addr));
+	return 0;
+}
+
+int srd_wire_addr_equal(const union srd_wire_addr *a,
+			const union srd_wire_addr *b)
+{
+	return srd_wire_addr_same_host(a, b) &&
+	       srd_wire_addr_port(a) == srd_wire_addr_port(b);
+}
+
+uint16_t srd_wire_addr_port(const union srd_wire_addr *addr)
+{
+	if (addr->sa.sa_family == AF_INET6)
+		return ntohs(addr->sin6.sin6_port);
+	return ntohs(addr->sin.sin_port);
+}
+
+void srd_wire_addr_set_port(union srd_wire_addr *addr, uint16_t port)
+{
+	if (addr->sa.sa_family == AF_INET6)
+		addr->sin6.sin6_port = htons(port);
+	else
+		addr->sin.sin_port = htons(port);
+}
+
+uint64_t srd_wire_addr_hash(const union srd_wire_addr *addr)
+{
+	uint64_t port = srd_wire_addr_port(addr);
+
+	if (addr->sa.sa_family == AF_INET)
+		return ((uint64_t)addr->sin.sin_addr.s_addr << 16) | port;
+	return srd_hash_bytes(&addr->sin6.sin6_addr,
+			      sizeof(addr->sin6.sin6_addr)) ^ port;
+}
+
+const char *srd_wire_addr_str(const union srd_wire_addr *addr, char *buf,
+			      size_t len)
+{
+	char ip[INET6_ADDRSTRLEN] = "?";
+
+	if (addr->sa.sa_family == AF_INET6) {
+		inet_ntop(AF_INET6, &addr->sin6.sin6_addr, ip, sizeof(ip));
+		snprintf(buf, len, "[%s]:%u", ip, srd_wire_addr_port(addr));
+	} else {
+		if (addr->sa.sa_family == AF_INET)
+			inet_ntop(AF_INET, &addr->sin.sin_addr, ip, sizeof(ip));
+		snprintf(buf, len, "%s:%u", ip, srd_wire_addr_port(addr));
+	}
+	return buf;
+}

@@ -1,0 +1,288 @@
+/*
+ * srd_wire_mem.c: an in-memory network for tests and simulation.
+ *
+ * Any number of wires in one process share a srd_memnet: a seeded random
+ * generator decides per datagram whether it is lost or duplicated and
+ * how much jitter it gets on top of the base delay, so packets reorder.
+ * Time is virtual: it moves only when the test advances it, so runs are
+ * deterministic for a seed and a test can simulate seconds in
+ * microseconds.  It owns the queued datagrams; it knows nothing of headers.
+ */
+#include "config.h"
+#include "srd_wire.h"
+#include "srd_heap.h"
+#include "srd_list.h"
+#include "srd_rng.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct memnet_pkt {
+	struct srd_heap_node node;	/* by delivery time, in the net */
+	struct srd_dlist entry;		/* in the wire's rx queue */
+	union srd_wire_addr src;
+	union srd_wire_addr dst;
+	uint64_t seq;			/* tie-break: stable order */
+	size_t len;
+	uint8_t data[];
+};
+
+struct srd_wire_mem {
+	struct srd_wire wire;
+	struct srd_memnet *net;
+	struct srd_dlist net_entry;
+	struct srd_dlist rxq;
+	struct memnet_pkt *held[32];	/* handed out by the last poll */
+	int nheld;
+};
+
+struct srd_memnet {
+	struct srd_memnet_attr attr;
+	struct srd_rng rng;
+	uint64_t now;
+	uint64_t seq;
+	struct srd_heap in_flight;
+	struct srd_dlist wires;
+	struct srd_memnet_stats stats;
+};
+
+int srd_memnet_open(const struct srd_memnet_attr *attr,
+		    struct srd_memnet **net_out)
+{
+	struct srd_memnet *net = calloc(1, sizeof(*net));
+
+	if (!net)
+		return -ENOMEM;
+	net->attr = *attr;
+	if (!net->attr.mtu)
+		net->attr.mtu = 9000;
+	srd_rng_seed(&net->rng, attr->seed);
+	srd_heap_init(&net->in_flight);
+	srd_dlist_init(&net->wires);
+	net->now = 1;	/* 0 means "no deadline" to some callers */
+	*net_out = net;
+	return 0;
+}
+
+void srd_memnet_close(struct srd_memnet *net)
+{
+	struct srd_heap_node *top;
+
+	while ((top = srd_heap_top(&net->in_flight))) {
+		srd_heap_remove(&net->in_flight, top);
+		free(srd_container_of(top, struct memnet_pkt, node));
+	}
+	srd_heap_fini(&net->in_flight);
+	free(net);
+}
+
+void srd_memnet_set_faults(struct srd_memnet *net, uint32_t loss_ppm,
+			   uint32_t dup_ppm)
+{
+	net->attr.loss_ppm = loss_ppm;
+	net->attr.dup_ppm = dup_ppm;
+}
+
+uint64_t srd_memnet_now(const struct srd_memnet *net)
+{
+	return net->now;
+}
+
+void srd_memnet_advance(struct srd_memnet *net, uint64_t ns)
+{
+	net->now += ns;
+}
+
+uint64_t srd_memnet_next_event(const struct srd_memnet *net)
+{
+	struct srd_heap_node *top = srd_heap_top(&net->in_flight);
+
+	return top ? top->key >> 16 : UINT64_MAX;
+}
+
+void srd_memnet_stats(const struct srd_memnet *net,
+		      struct srd_memnet_stats *stats)
+{
+	*stats = net->stats;
+}
+
+static inline struct srd_wire_mem *wire_mem(struct srd_wire *wire)
+{
+	return srd_container_of(wire, struct srd_wire_mem, wire);
+}
+
+static int memnet_enqueue(struct srd_memnet *net, const union srd_wire_addr *src,
+			  const struct srd_wire_tx *tx, size_t len)
+{
+	struct memnet_pkt *pkt = malloc(sizeof(*pkt) + len);
+	uint64_t delay = net->attr.delay_ns;
+	size_t off = 0;
+
+	if (!pkt)
+		return -ENOMEM;
+	for (int i = 0; i < tx->iovcnt; i++) {
+		memcpy(pkt->data + off, tx->iov[i].iov_base, tx->iov[i].iov_len);
+		off += tx->iov[i].iov_len;
+	}
+	pkt->len = len;
+	pkt->src = *src;
+	pkt->dst = *tx->dst;
+	pkt->seq = net->seq++;
+	srd_dlist_init(&pkt->entry);
+	srd_heap_node_init(&pkt->node);
+	if (net->attr.jitter_ns)
+		delay += srd_rng_below(&net->rng, net->attr.jitter_ns);
+	/* The sequence number breaks ties so equal times keep send order. */
+	srd_heap_set(&net->in_flight, &pkt->node,
+		     ((net->now + delay) << 16) | (pkt->seq & 0xffff));
+	return 0;
+}
+
+static int mem_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
+		    int n)
+{
+	struct srd_memnet *net = wire_mem(wire)->net;
+
+	for (int i = 0; i < n; i++) {
+		size_t len = 0;
+
+		for (int j = 0; j < tx[i].iovcnt; j++)
+			len += tx[i].iov[j].iov_len;
+		net->stats.sent++;
+		if (len > wire->mtu ||
+		    srd_rng_chance_ppm(&net->rng, net->attr.loss_ppm)) {
+			net->stats.dropped++;
+			continue;
+		}
+		memnet_enqueue(net, &wire->addr, &tx[i], len);
+		if (srd_rng_chance_ppm(&net->rng, net->attr.dup_ppm)) {
+			net->stats.duplicated++;
+			memnet_enqueue(net, &wire->addr, &tx[i], len);
+		}
+	}
+	return n;
+}
+
+static struct srd_wire_mem *memnet_find(struct srd_memnet *net,
+					const union srd_wire_addr *addr)
+{
+	struct srd_dlist *e;
+
+	srd_dlist_foreach(&net->wires, e) {
+		struct srd_wire_mem *mem =
+			srd_container_of(e, struct srd_wire_mem, net_entry);
+
+		if (srd_wire_addr_equal(&mem->wire.addr, addr))
+			return mem;
+	}
+	return NULL;
+}
+
+/* Moves every datagram whose time has come to its wire's queue. */
+static void memnet_deliver(struct srd_memnet *net)
+{
+	struct srd_heap_node *top;
+
+	while ((top = srd_heap_top(&net->in_flight)) &&
+	       (top->key >> 16) <= net->now) {
+		struct memnet_pkt *pkt =
+			srd_container_of(top, struct memnet_pkt, node);
+		struct srd_wire_mem *dst = memnet_find(net, &pkt->dst);
+
+		srd_heap_remove(&net->in_flight, top);
+		if (!dst) {
+			net->stats.dropped++;
+			free(pkt);
+			continue;
+		}
+		net->stats.delivered++;
+		srd_dlist_insert_tail(&dst->rxq, &pkt->entry);
+	}
+}
+
+static void mem_release_held(struct srd_wire_mem *mem)
+{
+	for (int i = 0; i < mem->nheld; i++)
+		free(mem->held[i]);
+	mem->nheld = 0;
+}
+
+static int mem_poll(struct srd_wire *wire, struct srd_wire_rx *rx, int n)
+{
+	struct srd_wire_mem *mem = wire_mem(wire);
+	struct srd_dlist *e;
+	int got = 0;
+
+	mem_release_held(mem);
+	memnet_deliver(mem->net);
+	if (n > 32)
+		n = 32;
+	while (got < n && (e = srd_dlist_pop_head(&mem->rxq))) {
+		struct memnet_pkt *pkt =
+			srd_container_of(e, struct memnet_pkt, entry);
+
+		/* The source port is a path's, not the address port. */
+		rx[got].src = pkt->src;
+		srd_wire_addr_set_port(&rx[got].src, 1);
+		rx[got].buf = pkt->data;
+		rx[got].len = pkt->len;
+		mem->held[mem->nheld++] = pkt;
+		got++;
+	}
+	return got;
+}
+
+static int mem_fd(struct srd_wire *wire)
+{
+	(void)wire;
+	return -1;
+}
+
+static uint64_t mem_now(struct srd_wire *wire)
+{
+	return wire_mem(wire)->net->now;
+}
+
+static void mem_close(struct srd_wire *wire)
+{
+	struct srd_wire_mem *mem = wire_mem(wire);
+	struct srd_dlist *e;
+
+	mem_release_held(mem);
+	while ((e = srd_dlist_pop_head(&mem->rxq)))
+		free(srd_container_of(e, struct memnet_pkt, entry));
+	srd_dlist_remove(&mem->net_entry);
+	free(mem);
+}
+
+static const struct srd_wire_ops srd_wire_mem_ops = {
+	.name = "mem",
+	.post = mem_post,
+	.poll = mem_poll,
+	.fd = mem_fd,
+	.now_ns = mem_now,
+	.close = mem_close,
+};
+
+int srd_wire_mem_open(struct srd_memnet *net, const union srd_wire_addr *addr,
+		      uint16_t npaths, struct srd_wire **wire)
+{
+	struct srd_wire_mem *mem;
+
+	if (!srd_wire_addr_len(addr) || !npaths || memnet_find(net, addr))
+		return -EINVAL;
+	mem = calloc(1, sizeof(*mem));
+	if (!mem)
+		return -ENOMEM;
+	mem->wire.ops = &srd_wire_mem_ops;
+	mem->wire.addr = *addr;
+	mem->wire.mtu = net->attr.mtu;
+	mem->wire.npaths = npaths;
+	mem->wire.rx_bytes = 64u << 20;
+	mem->net = net;
+	srd_dlist_init(&mem->rxq);
+	srd_dlist_insert_tail(&net->wires, &mem->net_entry);
+	*wire = &mem->wire;
+	return 0;
+}

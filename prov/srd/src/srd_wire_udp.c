@@ -1,0 +1,230 @@
+/*
+ * srd_wire_udp.c: the wire over UDP sockets.
+ *
+ * One socket bound to the endpoint's address port receives everything
+ * and sends path 0; each further path is a socket bound to its own
+ * ephemeral source port on the same IP, the entropy ECMP hashes on.  The
+ * destination port is always the peer's address port, so the receiver
+ * cannot tell the peer by source port: the srd header names it.
+ * Datagrams are never fragmented (don't-fragment set): one lost fragment
+ * would lose the datagram, and fragments do not spray.
+ * It owns its sockets and receive buffers; it knows nothing of headers.
+ */
+#include "config.h"
+#include "srd_wire.h"
+#include "srd_clock.h"
+#include "srd_list.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SRD_UDP_RX_BATCH	32
+#define SRD_UDP_MAX_PAYLOAD	65507	/* IPv4 datagram limit */
+#define SRD_UDP_V4_OVERHEAD	28	/* IPv4 + UDP headers */
+#define SRD_UDP_V6_OVERHEAD	48
+
+struct srd_wire_udp {
+	struct srd_wire wire;
+	int *fds;			/* fds[path] */
+	uint8_t *rx_bufs;		/* SRD_UDP_RX_BATCH * wire.mtu */
+	uint64_t tx_errors;
+};
+
+static inline struct srd_wire_udp *wire_udp(struct srd_wire *wire)
+{
+	return srd_container_of(wire, struct srd_wire_udp, wire);
+}
+
+static int udp_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
+		    int n)
+{
+	struct srd_wire_udp *udp = wire_udp(wire);
+
+	for (int i = 0; i < n; i++) {
+		struct msghdr msg = {
+			.msg_name = (void *)&tx[i].dst->sa,
+			.msg_namelen = (socklen_t)srd_wire_addr_len(tx[i].dst),
+			.msg_iov = (struct iovec *)tx[i].iov,
+			.msg_iovlen = tx[i].iovcnt,
+		};
+		int fd = udp->fds[tx[i].path % wire->npaths];
+
+		/* A full socket buffer is a loss like any other: the
+		 * transport resends. */
+		if (sendmsg(fd, &msg, MSG_DONTWAIT) < 0)
+			udp->tx_errors++;
+	}
+	return n;
+}
+
+static int udp_poll(struct srd_wire *wire, struct srd_wire_rx *rx, int n)
+{
+	struct srd_wire_udp *udp = wire_udp(wire);
+	struct mmsghdr msgs[SRD_UDP_RX_BATCH];
+	struct iovec iov[SRD_UDP_RX_BATCH];
+	int got;
+
+	if (n > SRD_UDP_RX_BATCH)
+		n = SRD_UDP_RX_BATCH;
+	memset(msgs, 0, sizeof(msgs[0]) * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		iov[i].iov_base = udp->rx_bufs + (size_t)i * wire->mtu;
+		iov[i].iov_len = wire->mtu;
+		msgs[i].msg_hdr.msg_iov = &iov[i];
+		msgs[i].msg_hdr.msg_iovlen = 1;
+		msgs[i].msg_hdr.msg_name = &rx[i].src;
+		msgs[i].msg_hdr.msg_namelen = sizeof(rx[i].src);
+	}
+	got = recvmmsg(udp->fds[0], msgs, (unsigned)n, MSG_DONTWAIT, NULL);
+	if (got <= 0)
+		return 0;
+	for (int i = 0; i < got; i++) {
+		rx[i].buf = iov[i].iov_base;
+		rx[i].len = msgs[i].msg_len;
+		/* A truncated datagram is malformed: hand up zero bytes. */
+		if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC)
+			rx[i].len = 0;
+	}
+	return got;
+}
+
+static int udp_fd(struct srd_wire *wire)
+{
+	return wire_udp(wire)->fds[0];
+}
+
+static uint64_t udp_now(struct srd_wire *wire)
+{
+	(void)wire;
+	return srd_clock_now_ns();
+}
+
+static void udp_close(struct srd_wire *wire)
+{
+	struct srd_wire_udp *udp = wire_udp(wire);
+
+	for (int i = 0; i < wire->npaths; i++)
+		if (udp->fds[i] >= 0)
+			close(udp->fds[i]);
+	free(udp->fds);
+	free(udp->rx_bufs);
+	free(udp);
+}
+
+static const struct srd_wire_ops srd_wire_udp_ops = {
+	.name = "udp",
+	.post = udp_post,
+	.poll = udp_poll,
+	.fd = udp_fd,
+	.now_ns = udp_now,
+	.close = udp_close,
+};
+
+static void udp_set_bufs(int fd, int bytes)
+{
+	/* FORCE passes rmem_max when we may (CAP_NET_ADMIN). */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof(bytes)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &bytes, sizeof(bytes)))
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof(bytes));
+}
+
+static int udp_socket(const union srd_wire_addr *bind_addr, int bufbytes)
+{
+	int family = bind_addr->sa.sa_family;
+	int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int pmtu = family == AF_INET6 ? IPV6_PMTUDISC_DO : IP_PMTUDISC_DO;
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	if (family == AF_INET6)
+		ret = setsockopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &pmtu,
+				 sizeof(pmtu));
+	else
+		ret = setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu,
+				 sizeof(pmtu));
+	if (!ret)
+		ret = bind(fd, &bind_addr->sa,
+			   (socklen_t)srd_wire_addr_len(bind_addr));
+	if (ret) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	udp_set_bufs(fd, bufbytes);
+	return fd;
+}
+
+static uint32_t udp_payload_mtu(const union srd_wire_addr *addr,
+				uint32_t link_mtu)
+{
+	uint32_t overhead = addr->sa.sa_family == AF_INET6 ?
+			    SRD_UDP_V6_OVERHEAD : SRD_UDP_V4_OVERHEAD;
+	uint32_t mtu = link_mtu > overhead ? link_mtu - overhead :
+			SRD_UDP_MAX_PAYLOAD;
+
+	if (!link_mtu || mtu > SRD_UDP_MAX_PAYLOAD)
+		mtu = SRD_UDP_MAX_PAYLOAD;
+	return mtu & ~7u;
+}
+
+static int udp_open_sockets(struct srd_wire_udp *udp,
+			    const struct srd_wire_udp_attr *attr)
+{
+	union srd_wire_addr any = attr->bind;
+	socklen_t len = sizeof(udp->wire.addr);
+	int bufbytes = (int)attr->sockbuf_bytes;
+
+	for (int i = 0; i < udp->wire.npaths; i++)
+		udp->fds[i] = -1;
+	udp->fds[0] = udp_socket(&attr->bind, bufbytes);
+	if (udp->fds[0] < 0)
+		return udp->fds[0];
+	if (getsockname(udp->fds[0], &udp->wire.addr.sa, &len))
+		return -errno;
+	srd_wire_addr_set_port(&any, 0);
+	for (int i = 1; i < udp->wire.npaths; i++) {
+		udp->fds[i] = udp_socket(&any, bufbytes);
+		if (udp->fds[i] < 0)
+			return udp->fds[i];
+	}
+	return 0;
+}
+
+int srd_wire_udp_open(const struct srd_wire_udp_attr *attr,
+		      struct srd_wire **wire)
+{
+	struct srd_wire_udp *udp;
+	socklen_t optlen = sizeof(int);
+	int rcvbuf = 0, ret;
+
+	if (!srd_wire_addr_len(&attr->bind) || !attr->npaths)
+		return -EINVAL;
+	udp = calloc(1, sizeof(*udp));
+	if (!udp)
+		return -ENOMEM;
+	udp->wire.ops = &srd_wire_udp_ops;
+	udp->wire.npaths = attr->npaths;
+	udp->wire.mtu = udp_payload_mtu(&attr->bind, attr->mtu);
+	udp->fds = calloc(attr->npaths, sizeof(int));
+	udp->rx_bufs = malloc((size_t)SRD_UDP_RX_BATCH * udp->wire.mtu);
+	if (!udp->fds || !udp->rx_bufs) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	ret = udp_open_sockets(udp, attr);
+	if (ret)
+		goto err;
+	getsockopt(udp->fds[0], SOL_SOCKET, SO_RCVBUF, &rcvbuf, &optlen);
+	/* The kernel reports twice what it accounts as payload room. */
+	udp->wire.rx_bytes = (uint32_t)rcvbuf / 2;
+	*wire = &udp->wire;
+	return 0;
+err:
+	udp_close(&udp->wire);
+	return ret;
+}

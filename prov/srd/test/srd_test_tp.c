@@ -1,0 +1,416 @@
+/*
+ * srd_test_tp.c: the SRD transport on the in-memory wire, in virtual
+ * time: every packet delivered to the layer above exactly once and acked
+ * to the sender, under loss, duplication and reordering; out-of-order
+ * arrivals are used, not resent; a silent peer fails its packets after
+ * the peer timeout; a restarted peer is a new incarnation.
+ */
+#include "config.h"
+#include "srd_tp.h"
+
+#include <criterion/criterion.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NODES_MAX 4
+
+struct test_pkt {
+	struct srd_tp_pkt tp;
+	uint32_t id;
+	int done_err;
+	int done_calls;
+	uint8_t payload[256];
+};
+
+struct test_node {
+	struct srd_tp tp;
+	struct srd_wire *wire;
+	uint8_t *seen;		/* per id: times delivered */
+	uint32_t nseen;
+	uint32_t delivered;
+	uint32_t acked, failed;
+	uint32_t rx_restarts, tx_failures;
+	int refuse_next;	/* refuse this many packets with -EAGAIN */
+};
+
+static struct srd_memnet *net;
+static struct test_node nodes[NODES_MAX];
+
+static int t_recv(void *ctx, struct srd_tp_peer *peer, const uint8_t *pkt,
+		  size_t len)
+{
+	struct test_node *node = ctx;
+	uint32_t id;
+
+	cr_assert_geq(len, sizeof(struct srd_base_hdr) + 8);
+	if (node->refuse_next > 0) {
+		node->refuse_next--;
+		return -EAGAIN;
+	}
+	memcpy(&id, pkt + sizeof(struct srd_base_hdr), sizeof(id));
+	cr_assert_lt(id, node->nseen);
+	/* Payload integrity: byte i of packet id is (id + i). */
+	for (size_t i = 4; i < len - sizeof(struct srd_base_hdr); i++)
+		cr_assert_eq(pkt[sizeof(struct srd_base_hdr) + i],
+			     (uint8_t)(id + i), "byte %zu of packet %u", i, id);
+	node->seen[id]++;
+	node->delivered++;
+	(void)peer;
+	return 0;
+}
+
+static void t_done(void *ctx, struct srd_tp_pkt *pkt, int err)
+{
+	struct test_node *node = ctx;
+	struct test_pkt *tpkt = srd_container_of(pkt, struct test_pkt, tp);
+
+	tpkt->done_calls++;
+	tpkt->done_err = err;
+	if (err)
+		node->failed++;
+	else
+		node->acked++;
+}
+
+static void t_peer_event(void *ctx, struct srd_tp_peer *peer,
+			 enum srd_tp_peer_event ev, int err)
+{
+	struct test_node *node = ctx;
+
+	(void)peer;
+	(void)err;
+	if (ev == SRD_TP_PEER_RX_RESTART)
+		node->rx_restarts++;
+	else
+		node->tx_failures++;
+}
+
+static const struct srd_tp_ops t_ops = {
+	.recv = t_recv,
+	.done = t_done,
+	.peer_event = t_peer_event,
+};
+
+static union srd_wire_addr node_addr(int i)
+{
+	union srd_wire_addr a;
+
+	memset(&a, 0, sizeof(a));
+	a.sin.sin_family = AF_INET;
+	a.sin.sin_addr.s_addr = htonl(0x0a000001 + i);
+	a.sin.sin_port = htons(5000);
+	return a;
+}
+
+static void node_open(int i, uint16_t npaths, uint64_t peer_timeout_ns)
+{
+	union srd_wire_addr a = node_addr(i);
+	struct srd_tp_cfg cfg;
+
+	srd_tp_cfg_default(&cfg);
+	cfg.peer_timeout_ns = peer_timeout_ns;
+	cr_assert_eq(srd_wire_mem_open(net, &a, npaths, &nodes[i].wire), 0);
+	cr_assert_eq(srd_tp_init(&nodes[i].tp, nodes[i].wire, &cfg, &t_ops,
+				 &nodes[i]), 0);
+	nodes[i].nseen = 100000;
+	nodes[i].seen = calloc(nodes[i].nseen, 1);
+}
+
+static void node_close(int i)
+{
+	srd_tp_fini(&nodes[i].tp);
+	nodes[i].wire->ops->close(nodes[i].wire);
+	free(nodes[i].seen);
+	memset(&nodes[i], 0, sizeof(nodes[i]));
+}
+
+static void setup_net(uint32_t loss, uint32_t dup, uint64_t jitter)
+{
+	struct srd_memnet_attr attr = {
+		.seed = 42, .loss_ppm = loss, .dup_ppm = dup,
+		.delay_ns = 5000, .jitter_ns = jitter, .mtu = 4096,
+	};
+
+	cr_assert_eq(srd_memnet_open(&attr, &net), 0);
+}
+
+static void teardown_all(void)
+{
+	for (int i = 0; i < NODES_MAX; i++)
+		if (nodes[i].wire)
+			node_close(i);
+	srd_memnet_close(net);
+	net = NULL;
+}
+
+/* Advances virtual time to the next event and runs every node. */
+static void step(int nnodes)
+{
+	uint64_t next = srd_memnet_next_event(net);
+
+	for (int i = 0; i < nnodes; i++) {
+		uint64_t d = srd_tp_next_deadline(&nodes[i].tp);
+
+		if (d < next)
+			next = d;
+	}
+	if (next != UINT64_MAX && next > srd_memnet_now(net))
+		srd_memnet_advance(net, next - srd_memnet_now(net));
+	for (int i = 0; i < nnodes; i++)
+		srd_tp_progress(&nodes[i].tp);
+}
+
+static struct test_pkt *make_pkts(uint32_t count, uint32_t payload)
+{
+	struct test_pkt *pkts = calloc(count, sizeof(*pkts));
+
+	for (uint32_t id = 0; id < count; id++) {
+		struct test_pkt *p = &pkts[id];
+
+		p->id = id;
+		srd_tp_pkt_init(&p->tp, SRD_PKT_EAGER,
+				sizeof(struct srd_base_hdr));
+		memcpy(p->payload, &id, 4);
+		for (uint32_t i = 4; i < payload; i++)
+			p->payload[i] = (uint8_t)(id + i);
+		p->tp.iov[1].iov_base = p->payload;
+		p->tp.iov[1].iov_len = payload;
+		p->tp.iovcnt = 2;
+		p->tp.len += payload;
+	}
+	return pkts;
+}
+
+/* Sends count packets 0 -> 1 and runs until all are done. */
+static struct test_pkt *run_transfer(uint32_t count, uint64_t limit_ns)
+{
+	struct test_pkt *pkts = make_pkts(count, 200);
+	struct srd_tp_peer *peer;
+	union srd_wire_addr a1 = node_addr(1);
+
+	peer = srd_tp_peer_get(&nodes[0].tp, &a1);
+	cr_assert_not_null(peer);
+	for (uint32_t id = 0; id < count; id++)
+		srd_tp_send(&nodes[0].tp, peer, &pkts[id].tp);
+	while (nodes[0].acked + nodes[0].failed < count &&
+	       srd_memnet_now(net) < limit_ns)
+		step(2);
+	return pkts;
+}
+
+static void assert_exactly_once(struct test_pkt *pkts, uint32_t count)
+{
+	cr_assert_eq(nodes[0].acked, count, "acked %u of %u",
+		     nodes[0].acked, count);
+	cr_assert_eq(nodes[1].delivered, count);
+	for (uint32_t id = 0; id < count; id++) {
+		cr_assert_eq(nodes[1].seen[id], 1, "packet %u seen %u times",
+			     id, nodes[1].seen[id]);
+		cr_assert_eq(pkts[id].done_calls, 1);
+		cr_assert_eq(pkts[id].done_err, 0);
+	}
+}
+
+Test(tp, clean_network_delivers_in_one_pass)
+{
+	struct test_pkt *pkts;
+
+	setup_net(0, 0, 0);
+	node_open(0, 4, SRD_NS_PER_S);
+	node_open(1, 4, SRD_NS_PER_S);
+	pkts = run_transfer(2000, 10 * SRD_NS_PER_S);
+	assert_exactly_once(pkts, 2000);
+	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, 0);
+	cr_assert_eq(nodes[0].tp.cnt.retx_fast, 0);
+	cr_assert_eq(nodes[1].tp.cnt.rx_dup, 0);
+	free(pkts);
+	teardown_all();
+}
+
+Test(tp, reordering_is_not_loss)
+{
+	struct test_pkt *pkts;
+
+	/* Jitter of 8x the base delay reorders heavily, loses nothing. */
+	setup_net(0, 0, 40000);
+	node_open(0, 4, SRD_NS_PER_S);
+	node_open(1, 4, SRD_NS_PER_S);
+	pkts = run_transfer(3000, 10 * SRD_NS_PER_S);
+	assert_exactly_once(pkts, 3000);
+	/* Delivered out of order, used at once, and never resent on a
+	 * timer: the RTO (floor 250 us) exceeds any jitter here. */
+	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, 0);
+	free(pkts);
+	teardown_all();
+}
+
+Test(tp, loss_dup_reorder_exactly_once)
+{
+	struct test_pkt *pkts;
+
+	setup_net(50000, 20000, 20000);	/* 5% loss, 2% dup */
+	node_open(0, 8, 5 * SRD_NS_PER_S);
+	node_open(1, 8, 5 * SRD_NS_PER_S);
+	pkts = run_transfer(5000, 60 * SRD_NS_PER_S);
+	assert_exactly_once(pkts, 5000);
+	cr_assert_gt(nodes[0].tp.cnt.retx_fast + nodes[0].tp.cnt.retx_timeout, 0);
+	cr_assert_gt(nodes[1].tp.cnt.rx_dup, 0, "duplicates were filtered");
+	free(pkts);
+	teardown_all();
+}
+
+Test(tp, sack_holes_resent_before_timer)
+{
+	struct test_pkt *pkts;
+
+	setup_net(20000, 0, 0);	/* 2% loss, no reordering */
+	node_open(0, 1, 5 * SRD_NS_PER_S);
+	node_open(1, 1, 5 * SRD_NS_PER_S);
+	pkts = run_transfer(5000, 60 * SRD_NS_PER_S);
+	assert_exactly_once(pkts, 5000);
+	/* Most holes are repaired from SACKs, not timeouts. */
+	cr_assert_gt(nodes[0].tp.cnt.retx_fast, nodes[0].tp.cnt.retx_timeout);
+	free(pkts);
+	teardown_all();
+}
+
+Test(tp, refused_packets_are_resent_not_lost)
+{
+	struct test_pkt *pkts;
+
+	setup_net(0, 0, 0);
+	node_open(0, 2, 5 * SRD_NS_PER_S);
+	node_open(1, 2, 5 * SRD_NS_PER_S);
+	nodes[1].refuse_next = 50;
+	pkts = run_transfer(500, 60 * SRD_NS_PER_S);
+	assert_exactly_once(pkts, 500);
+	cr_assert_eq(nodes[1].tp.cnt.rx_refused, 50);
+	free(pkts);
+	teardown_all();
+}
+
+Test(tp, silent_peer_fails_after_timeout)
+{
+	struct test_pkt *pkts;
+	uint64_t timeout = 2 * SRD_NS_PER_S;
+
+	setup_net(0, 0, 0);
+	node_open(0, 2, timeout);
+	node_open(1, 2, timeout);
+	/* All traffic lost: the handshake itself never completes. */
+	srd_memnet_set_faults(net, 1000000, 0);
+	pkts = run_transfer(10, 60 * SRD_NS_PER_S);
+	cr_assert_eq(nodes[0].failed, 10);
+	cr_assert_eq(nodes[0].acked, 0);
+	for (int i = 0; i < 10; i++)
+		cr_assert_eq(pkts[i].done_err, -EHOSTUNREACH);
+	cr_assert_geq(srd_memnet_now(net), timeout);
+	cr_assert_lt(srd_memnet_now(net), timeout + 2 * SRD_TP_RTO_MAX_NS);
+	cr_assert_eq(nodes[0].tx_failures, 1);
+	free(pkts);
+	teardown_all();
+}
+
+Test(tp, peer_dies_mid_transfer)
+{
+	struct test_pkt *pkts = make_pkts(100, 100);
+	union srd_wire_addr a1 = node_addr(1);
+	struct srd_tp_peer *peer;
+	uint32_t i;
+
+	setup_net(0, 0, 0);
+	node_open(0, 2, SRD_NS_PER_S);
+	node_open(1, 2, SRD_NS_PER_S);
+	peer = srd_tp_peer_get(&nodes[0].tp, &a1);
+	for (i = 0; i < 50; i++)
+		srd_tp_send(&nodes[0].tp, peer, &pkts[i].tp);
+	while (nodes[0].acked < 50)
+		step(2);
+	srd_memnet_set_faults(net, 1000000, 0);
+	for (; i < 100; i++)
+		srd_tp_send(&nodes[0].tp, peer, &pkts[i].tp);
+	while (nodes[0].failed < 50 && srd_memnet_now(net) < 30 * SRD_NS_PER_S)
+		step(2);
+	cr_assert_eq(nodes[0].failed, 50);
+	for (i = 50; i < 100; i++)
+		cr_assert_eq(pkts[i].done_err, -EHOSTUNREACH);
+	free(pkts);
+	teardown_all();
+}
+
+Test(tp, restarted_peer_is_a_new_incarnation)
+{
+	struct test_pkt *pkts = make_pkts(20, 64);
+	union srd_wire_addr a0 = node_addr(0), a1 = node_addr(1);
+	struct srd_tp_peer *to1, *to0;
+	uint32_t old_conn;
+
+	setup_net(0, 0, 0);
+	node_open(0, 1, SRD_NS_PER_S);
+	node_open(1, 1, SRD_NS_PER_S);
+	to1 = srd_tp_peer_get(&nodes[0].tp, &a1);
+	for (int i = 0; i < 10; i++)
+		srd_tp_send(&nodes[0].tp, to1, &pkts[i].tp);
+	while (nodes[0].acked < 10)
+		step(2);
+	/* Node 1 talks back, so node 0 has a send session to it too. */
+	old_conn = nodes[1].tp.conn_id;
+	to0 = srd_tp_peer_get(&nodes[1].tp, &a0);
+	srd_tp_send(&nodes[1].tp, to0, &pkts[10].tp);
+	while (nodes[1].acked < 1)
+		step(2);
+
+	/* Node 0 restarts on the same address: a new connection id. */
+	node_close(0);
+	node_open(0, 1, SRD_NS_PER_S);
+	cr_assert_neq(nodes[0].tp.conn_id, old_conn);
+	to1 = srd_tp_peer_get(&nodes[0].tp, &a1);
+	for (int i = 11; i < 20; i++)
+		srd_tp_send(&nodes[0].tp, to1, &pkts[i].tp);
+	while (nodes[0].acked < 9 && srd_memnet_now(net) < 10 * SRD_NS_PER_S)
+		step(2);
+	cr_assert_eq(nodes[0].acked, 9);
+	cr_assert_eq(nodes[1].rx_restarts, 2, "first session, then restart");
+	for (int i = 11; i < 20; i++)
+		cr_assert_eq(nodes[1].seen[i], 1);
+	free(pkts);
+	teardown_all();
+}
+
+Test(tp, forged_and_malformed_packets_are_dropped)
+{
+	struct test_pkt *pkts;
+	union srd_wire_addr a1 = node_addr(1);
+	struct srd_base_hdr forged;
+	struct iovec iov = { .iov_base = &forged, .iov_len = sizeof(forged) };
+	struct srd_wire_tx tx = { .dst = &a1, .iov = &iov, .iovcnt = 1 };
+	struct srd_wire *rogue;
+	union srd_wire_addr ra = node_addr(3);
+
+	setup_net(0, 0, 0);
+	node_open(0, 1, SRD_NS_PER_S);
+	node_open(1, 1, SRD_NS_PER_S);
+	pkts = run_transfer(10, SRD_NS_PER_S);
+	assert_exactly_once(pkts, 10);
+	cr_assert_eq(srd_wire_mem_open(net, &ra, 1, &rogue), 0);
+	/* Truncated, then a data packet with a guessed connection id. */
+	iov.iov_len = 7;
+	rogue->ops->post(rogue, &tx, 1);
+	memset(&forged, 0, sizeof(forged));
+	forged.version = SRD_PROTO_VERSION;
+	forged.type = SRD_PKT_EAGER;
+	forged.src_port = 5000;
+	forged.dst_conn = 12345;
+	iov.iov_len = sizeof(forged);
+	rogue->ops->post(rogue, &tx, 1);
+	for (int i = 0; i < 10; i++)
+		step(2);
+	cr_assert_eq(nodes[1].tp.cnt.rx_drop_malformed, 1);
+	cr_assert_eq(nodes[1].tp.cnt.rx_drop_unknown, 1);
+	cr_assert_eq(nodes[1].delivered, 10);
+	rogue->ops->close(rogue);
+	free(pkts);
+	teardown_all();
+}

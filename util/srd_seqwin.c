@@ -1,0 +1,110 @@
+/*
+ * srd_seqwin.c: the receive window of sequence numbers (srd_seqwin.h).
+ * Owns its bit ring; knows nothing of packets.
+ */
+#include "config.h"
+#include "srd_seqwin.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static inline uint32_t win_slot(const struct srd_seqwin *win, uint32_t seq)
+{
+	return seq & (win->size - 1);
+}
+
+static inline bool win_bit(const struct srd_seqwin *win, uint32_t seq)
+{
+	uint32_t s = win_slot(win, seq);
+
+	return (win->bits[s / 64] >> (s % 64)) & 1;
+}
+
+static inline void win_set(struct srd_seqwin *win, uint32_t seq, bool on)
+{
+	uint32_t s = win_slot(win, seq);
+	uint64_t mask = 1ULL << (s % 64);
+
+	if (on)
+		win->bits[s / 64] |= mask;
+	else
+		win->bits[s / 64] &= ~mask;
+}
+
+int srd_seqwin_init(struct srd_seqwin *win, uint32_t size, uint32_t base)
+{
+	if (size < 64 || (size & (size - 1)))
+		return -EINVAL;
+	win->bits = calloc(size / 64, sizeof(uint64_t));
+	if (!win->bits)
+		return -ENOMEM;
+	win->size = size;
+	win->base = base;
+	win->highest = base;
+	return 0;
+}
+
+void srd_seqwin_fini(struct srd_seqwin *win)
+{
+	free(win->bits);
+	win->bits = NULL;
+}
+
+void srd_seqwin_reset(struct srd_seqwin *win, uint32_t base)
+{
+	memset(win->bits, 0, win->size / 8);
+	win->base = base;
+	win->highest = base;
+}
+
+enum srd_seqwin_result srd_seqwin_check(const struct srd_seqwin *win,
+					uint32_t seq)
+{
+	if (srd_seq_lt(seq, win->base))
+		return SRD_SEQWIN_DUP;
+	if (seq - win->base >= win->size)
+		return SRD_SEQWIN_AHEAD;
+	return win_bit(win, seq) ? SRD_SEQWIN_DUP : SRD_SEQWIN_NEW;
+}
+
+bool srd_seqwin_test(const struct srd_seqwin *win, uint32_t seq)
+{
+	return srd_seqwin_check(win, seq) == SRD_SEQWIN_DUP;
+}
+
+enum srd_seqwin_result srd_seqwin_mark(struct srd_seqwin *win, uint32_t seq)
+{
+	enum srd_seqwin_result res = srd_seqwin_check(win, seq);
+
+	if (res != SRD_SEQWIN_NEW)
+		return res;
+	if (srd_seq_lt(win->highest, seq + 1))
+		win->highest = seq + 1;
+	if (seq != win->base) {
+		win_set(win, seq, true);
+		return res;
+	}
+	/* In order: slide base over it and every number already seen. */
+	win->base++;
+	while (win->base != win->highest && win_bit(win, win->base)) {
+		win_set(win, win->base, false);
+		win->base++;
+	}
+	return res;
+}
+
+uint32_t srd_seqwin_export(const struct srd_seqwin *win, uint8_t *out,
+			   uint32_t max_bytes)
+{
+	uint32_t span = win->highest - win->base;
+	uint32_t nbytes = (span + 7) / 8;
+
+	if (nbytes > max_bytes)
+		nbytes = max_bytes;
+	memset(out, 0, nbytes);
+	for (uint32_t i = 0; i < nbytes * 8 && i < span; i++)
+		if (win_bit(win, win->base + i))
+			out[i / 8] |= (uint8_t)(1u << (i % 8));
+	return nbytes;
+}

@@ -1,0 +1,60 @@
+/*
+ * srd_seqwin.h: 32-bit sequence-number arithmetic and a receive window.
+ *
+ * The window records which sequence numbers in [base, base + size) have
+ * been seen, in a ring of bits, so that out-of-order arrivals are kept
+ * and duplicates recognised.  base is the cumulative point: every number
+ * below it has been seen.  size is a power of two.
+ */
+#ifndef SRD_SEQWIN_H
+#define SRD_SEQWIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Wrap-safe comparisons: a before b when (a - b) is negative as int32. */
+static inline bool srd_seq_lt(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+static inline bool srd_seq_le(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) <= 0;
+}
+
+enum srd_seqwin_result {
+	SRD_SEQWIN_NEW,		/* first time seen: accepted */
+	SRD_SEQWIN_DUP,		/* seen before */
+	SRD_SEQWIN_AHEAD,	/* beyond the window: not recorded */
+};
+
+struct srd_seqwin {
+	uint32_t base;
+	uint32_t size;		/* bits; a power of two, multiple of 64 */
+	uint32_t highest;	/* highest sequence number seen + 1 */
+	uint64_t *bits;
+};
+
+int srd_seqwin_init(struct srd_seqwin *win, uint32_t size, uint32_t base);
+void srd_seqwin_fini(struct srd_seqwin *win);
+void srd_seqwin_reset(struct srd_seqwin *win, uint32_t base);
+/* Classifies seq without recording it. */
+enum srd_seqwin_result srd_seqwin_check(const struct srd_seqwin *win,
+					uint32_t seq);
+/* Records seq (if NEW) and advances base over every seen number. */
+enum srd_seqwin_result srd_seqwin_mark(struct srd_seqwin *win, uint32_t seq);
+bool srd_seqwin_test(const struct srd_seqwin *win, uint32_t seq);
+/* True when something above base has been seen: a hole exists. */
+static inline bool srd_seqwin_has_holes(const struct srd_seqwin *win)
+{
+	return win->highest != win->base;
+}
+/*
+ * Writes a bitmap of which numbers in [base, base + nbits) were seen
+ * (bit i of byte i / 8 for base + i) and returns the bytes written:
+ * only as many as needed to cover the highest seen number.
+ */
+uint32_t srd_seqwin_export(const struct srd_seqwin *win, uint8_t *out,
+			   uint32_t max_bytes);
+
+#endif /* SRD_SEQWIN_H */
