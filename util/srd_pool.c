@@ -130,3 +130,13 @@ void *srd_pool_lookup(const struct srd_pool *pool, uint64_t id)
 	hdr = pool_hdr_at(pool, index);
 	return hdr->gen == gen ? pool_obj(hdr) : NULL;
 }
+
+void *srd_pool_at(const struct srd_pool *pool, uint32_t index)
+{
+	struct srd_pool_hdr *hdr;
+
+	if (index >= pool->count)
+		return NULL;
+	hdr = pool_hdr_at(pool, index);
+	return (hdr->gen & 1) ? pool_obj(hdr) : NULL;
+}

@@ -41,5 +41,7 @@ void srd_pool_put(struct srd_pool *pool, void *obj);
 uint64_t srd_pool_id(const struct srd_pool *pool, const void *obj);
 /* The live object with this id, or NULL if free, stale or out of range. */
 void *srd_pool_lookup(const struct srd_pool *pool, uint64_t id);
+/* The object at index if allocated, else NULL (for walks at teardown). */
+void *srd_pool_at(const struct srd_pool *pool, uint32_t index);
 
 #endif /* SRD_POOL_H */

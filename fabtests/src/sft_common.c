@@ -1,6 +1,7 @@
 /*
- * sft_common.c - option parsing, provider setup, OOB address exchange,
- * data patterns and completion handling shared by the sft_* tests.
+ * sft_common.c - option parsing, watchdog, provider setup, OOB address
+ * exchange, buffers and data patterns shared by the sft_* tests
+ * (completion handling is in sft_cq.c).
  */
 #include "sft_common.h"
 
@@ -9,6 +10,7 @@
 #include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -92,12 +94,31 @@ uint64_t sft_now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000ull + (uint64_t)ts.tv_nsec / 1000;
 }
 
+static char step_msg[160];
+
+void sft_step(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(step_msg, sizeof(step_msg), fmt, ap);
+	va_end(ap);
+	sft_log("step: %s", step_msg);
+}
+
 static void watchdog_handler(int sig)
 {
 	ssize_t r;
 
 	(void)sig;
 	r = write(STDOUT_FILENO, watchdog_msg, strlen(watchdog_msg));
+	if (step_msg[0]) {
+		r = write(STDOUT_FILENO, " (at: ", 6);
+		r = write(STDOUT_FILENO, step_msg, strnlen(step_msg,
+							   sizeof(step_msg)));
+		r = write(STDOUT_FILENO, ")", 1);
+	}
+	r = write(STDOUT_FILENO, "\n", 1);
 	(void)r;
 	_exit(SFT_EXIT_FAIL);
 }
@@ -105,7 +126,7 @@ static void watchdog_handler(int sig)
 void sft_start_watchdog(struct sft_opts *o)
 {
 	snprintf(watchdog_msg, sizeof(watchdog_msg),
-		 "\nFAIL %s: watchdog: not finished after %d s\n",
+		 "FAIL %s: watchdog: not finished after %d s",
 		 o->test, o->timeout);
 	signal(SIGALRM, watchdog_handler);
 	alarm((unsigned)o->timeout);
@@ -172,6 +193,7 @@ void sft_default_sizes(struct sft_opts *o, const size_t *def, int n)
 
 void sft_init_opts(struct sft_opts *o, const char *test)
 {
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* nothing lost on _exit */
 	memset(o, 0, sizeof(*o));
 	o->test = test;
 	o->port = 47592;
@@ -440,12 +462,26 @@ void sft_oob_send(struct sft_ctx *c, const void *buf, size_t len)
 	}
 }
 
+/* Wait for OOB data while driving provider progress (manual progress). */
+static void oob_wait_readable(struct sft_ctx *c)
+{
+	struct pollfd pfd = { .fd = c->oob_fd, .events = POLLIN };
+
+	for (;;) {
+		if (poll(&pfd, 1, c->ep ? 0 : 100) > 0)
+			return;
+		if (c->ep)
+			sft_progress(c);
+	}
+}
+
 void sft_oob_recv(struct sft_ctx *c, void *buf, size_t len)
 {
 	char *p = buf;
 	ssize_t n;
 
 	while (len) {
+		oob_wait_readable(c);
 		n = recv(c->oob_fd, p, len, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -576,264 +612,4 @@ int sft_verify(const void *buf, size_t len, uint64_t seed, const char *what)
 	       "0x%02x got 0x%02x (%zu bytes differ)\n", what, first, len,
 	       first_exp, p[first], bad);
 	return -1;
-}
-
-/* ------------------------------------------------------------------ */
-/* completions                                                          */
-
-static void cq_push(struct sft_cq *cq, const struct sft_comp *comp)
-{
-	size_t n = cq->tail - cq->head, i;
-	struct sft_comp *nq;
-
-	if (n == cq->cap) {
-		size_t ncap = cq->cap ? cq->cap * 2 : 64;
-
-		nq = calloc(ncap, sizeof(*nq));
-		if (!nq)
-			sft_die("out of memory");
-		for (i = 0; i < n; i++)
-			nq[i] = cq->q[(cq->head + i) % cq->cap];
-		free(cq->q);
-		cq->q = nq;
-		cq->cap = ncap;
-		cq->head = 0;
-		cq->tail = n;
-	}
-	cq->q[cq->tail++ % cq->cap] = *comp;
-}
-
-static void cq_read_err(struct sft_cq *cq)
-{
-	struct sft_comp comp;
-	const char *s;
-	ssize_t ret;
-
-	memset(&comp, 0, sizeof(comp));
-	comp.is_err = 1;
-	ret = fi_cq_readerr(cq->cq, &comp.err, 0);
-	if (ret == -FI_EAGAIN)
-		return;
-	if (ret != 1)
-		sft_die("fi_cq_readerr on %s: %zd (%s)", cq->name, ret,
-			fi_strerror((int)-ret));
-	s = fi_cq_strerror(cq->cq, comp.err.prov_errno, comp.err.err_data,
-			   comp.errstr, sizeof(comp.errstr));
-	if (s && s != comp.errstr)
-		snprintf(comp.errstr, sizeof(comp.errstr), "%s", s);
-	comp.err.err_data = NULL;
-	cq_push(cq, &comp);
-}
-
-static void cq_drain(struct sft_cq *cq)
-{
-	struct fi_cq_tagged_entry e[16];
-	struct sft_comp comp;
-	ssize_t ret, i;
-
-	if (!cq->cq)
-		return;
-	for (;;) {
-		ret = fi_cq_read(cq->cq, e, 16);
-		if (ret == -FI_EAGAIN)
-			return;
-		if (ret == -FI_EAVAIL) {
-			cq_read_err(cq);
-			continue;
-		}
-		if (ret < 0)
-			sft_die("fi_cq_read on %s: %zd (%s)", cq->name, ret,
-				fi_strerror((int)-ret));
-		for (i = 0; i < ret; i++) {
-			memset(&comp, 0, sizeof(comp));
-			comp.e = e[i];
-			cq_push(cq, &comp);
-		}
-		if (ret < 16)
-			return;
-	}
-}
-
-void sft_progress(struct sft_ctx *c)
-{
-	cq_drain(&c->txcq);
-	cq_drain(&c->rxcq);
-}
-
-int sft_get_comp(struct sft_ctx *c, struct sft_cq *cq, struct sft_comp *out,
-		 int timeout_ms)
-{
-	uint64_t t0 = sft_now_us();
-
-	for (;;) {
-		if (cq->tail != cq->head) {
-			*out = cq->q[cq->head++ % cq->cap];
-			return 0;
-		}
-		sft_progress(c);
-		if (cq->tail != cq->head)
-			continue;
-		if (sft_now_us() - t0 > (uint64_t)timeout_ms * 1000)
-			return -FI_ETIMEDOUT;
-	}
-}
-
-static void die_err_comp(const struct sft_cq *cq, const struct sft_comp *comp)
-{
-	sft_die("error completion on %s: err %d (%s), prov_errno %d (%s), "
-		"op_context %p", cq->name, comp->err.err,
-		fi_strerror(comp->err.err), comp->err.prov_errno,
-		comp->errstr, comp->err.op_context);
-}
-
-void sft_wait_ok(struct sft_ctx *c, struct sft_cq *cq,
-		 struct fi_cq_tagged_entry *e)
-{
-	struct sft_comp comp;
-
-	if (sft_get_comp(c, cq, &comp, SFT_COMP_TIMEOUT_MS))
-		sft_die("no completion on %s within %d ms", cq->name,
-			SFT_COMP_TIMEOUT_MS);
-	if (comp.is_err)
-		die_err_comp(cq, &comp);
-	*e = comp.e;
-}
-
-void sft_wait_err(struct sft_ctx *c, struct sft_cq *cq,
-		  struct fi_cq_err_entry *err)
-{
-	struct sft_comp comp;
-	char fl[128];
-
-	if (sft_get_comp(c, cq, &comp, SFT_COMP_TIMEOUT_MS))
-		sft_die("no completion on %s within %d ms (wanted an error "
-			"completion)", cq->name, SFT_COMP_TIMEOUT_MS);
-	if (!comp.is_err)
-		sft_die("success completion on %s (ctx %p flags %s len %zu) "
-			"where an error completion was expected", cq->name,
-			comp.e.op_context,
-			sft_flags_str(comp.e.flags, fl, sizeof(fl)),
-			comp.e.len);
-	*err = comp.err;
-}
-
-void sft_expect_quiet(struct sft_ctx *c, struct sft_cq *cq, int ms)
-{
-	struct sft_comp comp;
-	char fl[128];
-
-	if (sft_get_comp(c, cq, &comp, ms))
-		return;
-	if (comp.is_err)
-		die_err_comp(cq, &comp);
-	sft_die("unexpected completion on %s: ctx %p flags %s len %zu",
-		cq->name, comp.e.op_context,
-		sft_flags_str(comp.e.flags, fl, sizeof(fl)), comp.e.len);
-}
-
-const char *sft_flags_str(uint64_t flags, char *buf, size_t len)
-{
-	static const struct { uint64_t f; const char *n; } names[] = {
-		{ FI_SEND, "SEND" }, { FI_RECV, "RECV" }, { FI_MSG, "MSG" },
-		{ FI_TAGGED, "TAGGED" }, { FI_REMOTE_CQ_DATA, "REMOTE_CQ_DATA" },
-		{ FI_MULTI_RECV, "MULTI_RECV" }, { FI_RMA, "RMA" },
-	};
-	size_t i, used = 0;
-
-	buf[0] = 0;
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!(flags & names[i].f))
-			continue;
-		used += (size_t)snprintf(buf + used, len - used, "%s%s",
-					 used ? "|" : "", names[i].n);
-		if (used >= len)
-			break;
-	}
-	if (!buf[0])
-		snprintf(buf, len, "0");
-	return buf;
-}
-
-void sft_check_entry(const struct fi_cq_tagged_entry *e,
-		     const struct sft_expect *x, const char *what)
-{
-	char got[128], want[128];
-
-	if (e->op_context != x->ctx)
-		sft_die("%s: op_context %p, expected %p", what, e->op_context,
-			x->ctx);
-	if ((e->flags & SFT_FLAG_MASK) != x->flags)
-		sft_die("%s: flags %s, expected %s", what,
-			sft_flags_str(e->flags & SFT_FLAG_MASK, got, sizeof(got)),
-			sft_flags_str(x->flags, want, sizeof(want)));
-	if (x->check_len && e->len != x->len)
-		sft_die("%s: len %zu, expected %zu", what, e->len, x->len);
-	if (x->check_tag && e->tag != x->tag)
-		sft_die("%s: tag 0x%llx, expected 0x%llx", what,
-			(unsigned long long)e->tag, (unsigned long long)x->tag);
-	if ((x->flags & FI_REMOTE_CQ_DATA) && e->data != x->data)
-		sft_die("%s: cq data 0x%llx, expected 0x%llx", what,
-			(unsigned long long)e->data,
-			(unsigned long long)x->data);
-}
-
-uint64_t sft_cq_data_mask(const struct sft_ctx *c)
-{
-	size_t n = c->info->domain_attr->cq_data_size;
-
-	return n >= 8 ? ~0ull : ((1ull << (n * 8)) - 1);
-}
-
-/* ------------------------------------------------------------------ */
-/* simple data transfers                                                */
-
-void sft_post_recv(struct sft_ctx *c, int tagged, struct sft_buf *b,
-		   size_t len, uint64_t tag, void *ctx)
-{
-	if (tagged)
-		SFT_POST(c, fi_trecv(c->ep, b->ptr, len, b->desc,
-				     FI_ADDR_UNSPEC, tag, 0, ctx));
-	else
-		SFT_POST(c, fi_recv(c->ep, b->ptr, len, b->desc,
-				    FI_ADDR_UNSPEC, ctx));
-}
-
-void sft_post_send(struct sft_ctx *c, int tagged, struct sft_buf *b,
-		   size_t len, uint64_t tag, void *ctx)
-{
-	if (tagged)
-		SFT_POST(c, fi_tsend(c->ep, b->ptr, len, b->desc, c->peer,
-				     tag, ctx));
-	else
-		SFT_POST(c, fi_send(c->ep, b->ptr, len, b->desc, c->peer,
-				    ctx));
-}
-
-void sft_wait_send(struct sft_ctx *c, int tagged, void *ctx, const char *what)
-{
-	struct fi_cq_tagged_entry e;
-	struct sft_expect x;
-
-	memset(&x, 0, sizeof(x));
-	x.ctx = ctx;
-	x.flags = FI_SEND | (tagged ? FI_TAGGED : FI_MSG);
-	sft_wait_ok(c, &c->txcq, &e);
-	sft_check_entry(&e, &x, what);
-}
-
-void sft_wait_recv(struct sft_ctx *c, int tagged, void *ctx, size_t len,
-		   uint64_t tag, const char *what)
-{
-	struct fi_cq_tagged_entry e;
-	struct sft_expect x;
-
-	memset(&x, 0, sizeof(x));
-	x.ctx = ctx;
-	x.flags = FI_RECV | (tagged ? FI_TAGGED : FI_MSG);
-	x.check_len = 1;
-	x.len = len;
-	x.check_tag = tagged;
-	x.tag = tag;
-	sft_wait_ok(c, &c->rxcq, &e);
-	sft_check_entry(&e, &x, what);
 }

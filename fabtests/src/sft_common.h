@@ -111,6 +111,8 @@ void sft_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn
 void sft_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void sft_pass(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void sft_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* name the current step; the watchdog's FAIL line reports it */
+void sft_step(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern struct sft_opts *sft_cur_opts;
 uint64_t sft_now_us(void);
 
@@ -159,7 +161,7 @@ void sft_buf_free(struct sft_buf *b);
 void sft_fill(void *buf, size_t len, uint64_t seed);
 int sft_verify(const void *buf, size_t len, uint64_t seed, const char *what);
 
-/* completions */
+/* completions (sft_cq.c) */
 void sft_progress(struct sft_ctx *c);
 int sft_get_comp(struct sft_ctx *c, struct sft_cq *cq, struct sft_comp *out,
 		 int timeout_ms);

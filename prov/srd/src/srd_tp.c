@@ -40,6 +40,17 @@ int srd_tp_init(struct srd_tp *tp, struct srd_wire *wire,
 	return srd_hmap_init(&tp->peers, 64);
 }
 
+void srd_tp_flush_acks(struct srd_tp *tp)
+{
+	for (uint32_t i = 0; i < tp->npeers; i++) {
+		struct srd_tp_peer *peer = tp->peer_table[i];
+
+		if (peer->rx_active &&
+		    (peer->rx_unacked || peer->ack_now || peer->ack_deadline))
+			srd_tp_ack_send(tp, peer);
+	}
+}
+
 void srd_tp_fini(struct srd_tp *tp)
 {
 	for (uint32_t i = 0; i < tp->npeers; i++) {
@@ -165,6 +176,11 @@ static void tp_rx_one(struct srd_tp *tp, const struct srd_wire_rx *rx)
 		tp->cnt.rx_drop_malformed++;
 }
 
+static void tp_send_acks(struct srd_tp *tp);
+
+/* Acks go out after every batch, not after the whole poll: a sender's
+ * timer counts from its send, and copying a batch of large packets
+ * takes a while. */
 static int tp_poll_wire(struct srd_tp *tp)
 {
 	struct srd_wire_rx rx[SRD_TP_RX_BATCH];
@@ -175,6 +191,7 @@ static int tp_poll_wire(struct srd_tp *tp)
 		for (int i = 0; i < n; i++)
 			tp_rx_one(tp, &rx[i]);
 		total += n > 0 ? n : 0;
+		tp_send_acks(tp);
 	} while (n == SRD_TP_RX_BATCH && total < 4 * SRD_TP_RX_BATCH);
 	return total;
 }
@@ -228,7 +245,6 @@ int srd_tp_progress(struct srd_tp *tp)
 {
 	int work = tp_poll_wire(tp);
 
-	tp_send_acks(tp);
 	work += tp_run_timers(tp);
 	return work;
 }

@@ -33,12 +33,12 @@
 /* Tunables' defaults; each is a provider parameter (fi_srd(7)). */
 #define SRD_TP_WINDOW_DEFAULT		256	/* packets in flight per peer */
 #define SRD_TP_WINDOW_MAX		1024	/* = SACK bitmap capacity */
-#define SRD_TP_RTO_MIN_NS_DEFAULT	(250 * SRD_NS_PER_US)
+#define SRD_TP_RTO_MIN_NS_DEFAULT	(500 * SRD_NS_PER_US)
 #define SRD_TP_RTO_INIT_NS		(1 * SRD_NS_PER_MS) /* before any RTT sample */
 #define SRD_TP_RTO_MAX_NS		(200 * SRD_NS_PER_MS) /* backoff ceiling */
 #define SRD_TP_PEER_TIMEOUT_NS_DEFAULT	(30 * SRD_NS_PER_S)
 #define SRD_TP_ACK_DELAY_NS_DEFAULT	(20 * SRD_NS_PER_US)
-#define SRD_TP_ACK_EVERY		16	/* ack at once after this many */
+#define SRD_TP_ACK_EVERY		8	/* ack at once after this many */
 #define SRD_TP_DUPTHRESH		3	/* later packets acked before a hole is resent */
 #define SRD_TP_RX_BATCH			32	/* datagrams per wire poll */
 
@@ -99,6 +99,7 @@ struct srd_tp_peer {
 	uint64_t srtt_ns;		/* 0 until the first sample */
 	uint64_t rttvar_ns;
 	uint64_t rto_ns;		/* current, with backoff */
+	uint64_t ack_progress_ns;	/* last time an ack freed a packet */
 	uint32_t path_next;
 
 	/* receive session */
@@ -126,6 +127,8 @@ struct srd_tp_ops {
 	void (*done)(void *ctx, struct srd_tp_pkt *pkt, int err);
 	void (*peer_event)(void *ctx, struct srd_tp_peer *peer,
 			   enum srd_tp_peer_event event, int err);
+	/* Optional: a peer was just created (its upper part is zeroed). */
+	void (*peer_init)(void *ctx, struct srd_tp_peer *peer);
 };
 
 struct srd_tp_cfg {
@@ -163,6 +166,9 @@ int srd_tp_init(struct srd_tp *tp, struct srd_wire *wire,
 		const struct srd_tp_cfg *cfg, const struct srd_tp_ops *ops,
 		void *ctx);
 void srd_tp_fini(struct srd_tp *tp);
+/* Sends every ack still owed (before closing: the peers' last sends
+ * complete instead of timing out). */
+void srd_tp_flush_acks(struct srd_tp *tp);
 void srd_tp_cfg_default(struct srd_tp_cfg *cfg);
 
 /* The peer at this address, created on first use (NULL: no memory or

@@ -16,6 +16,7 @@
 #include "srd_rng.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,8 @@ static struct srd_tp_peer *tp_peer_alloc(struct srd_tp *tp,
 	peer->rto_ns = SRD_TP_RTO_INIT_NS;
 	tp->peer_table[tp->npeers++] = peer;
 	srd_hmap_insert(&tp->peers, &peer->hnode, srd_wire_addr_hash(addr));
+	if (tp->ops->peer_init)
+		tp->ops->peer_init(tp->ctx, peer);
 	return peer;
 }
 
@@ -137,6 +140,8 @@ void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err)
 {
 	struct srd_dlist *e;
 
+	if (getenv("SRD_DEBUG_RTO"))
+		fprintf(stderr, "PEER FAIL err %d state %d una %u next %u\n", err, peer->tx_state, peer->tx_una, peer->tx_next_psn);
 	peer->tx_state = SRD_TP_TX_IDLE;
 	tp->cnt.peers_failed++;
 	while ((e = srd_dlist_pop_head(&peer->tx_inflight_list)) ||

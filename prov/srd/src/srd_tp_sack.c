@@ -14,7 +14,11 @@
 static void tp_ack_schedule(struct srd_tp *tp, struct srd_tp_peer *peer,
 			    bool now)
 {
-	if (now || peer->rx_unacked >= SRD_TP_ACK_EVERY) {
+	if (peer->rx_unacked >= SRD_TP_ACK_EVERY) {
+		srd_tp_ack_send(tp, peer);	/* a full batch: at once */
+		return;
+	}
+	if (now) {
 		if (!peer->ack_now) {
 			peer->ack_now = true;
 			srd_dlist_insert_tail(&tp->ack_list, &peer->ack_entry);

@@ -9,6 +9,8 @@
 #include "srd_tp.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 static inline bool tp_window_open(const struct srd_tp_peer *peer,
 				  const struct srd_tp_pkt *pkt)
@@ -105,7 +107,11 @@ uint64_t srd_tp_window_deadline(const struct srd_tp_peer *peer)
 		return UINT64_MAX;
 	oldest = srd_container_of(peer->tx_inflight_list.next,
 				  struct srd_tp_pkt, entry);
-	return oldest->sent_ns + peer->rto_ns;
+	/* The timer restarts whenever an ack makes progress (RFC 6298
+	 * 5.3): later packets of a burst are not late because the first
+	 * one's ack took the burst's serialization time. */
+	return (oldest->sent_ns > peer->ack_progress_ns ? oldest->sent_ns :
+		peer->ack_progress_ns) + peer->rto_ns;
 }
 
 void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
@@ -117,13 +123,18 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 	while (!srd_dlist_empty(&peer->tx_inflight_list)) {
 		pkt = srd_container_of(peer->tx_inflight_list.next,
 				       struct srd_tp_pkt, entry);
-		if (pkt->sent_ns + peer->rto_ns > now)
+		if ((pkt->sent_ns > peer->ack_progress_ns ? pkt->sent_ns :
+		     peer->ack_progress_ns) + peer->rto_ns > now)
 			break;
 		if (now - pkt->first_sent_ns >= tp->cfg.peer_timeout_ns) {
+			if (getenv("SRD_DEBUG_RTO"))
+				fprintf(stderr, "TIMEOUT now %lu first %lu sent %lu retries %u psn %u\n", now, pkt->first_sent_ns, pkt->sent_ns, pkt->retries, pkt->psn);
 			srd_tp_peer_fail(tp, peer, -EHOSTUNREACH);
 			return;
 		}
 		pkt->flags &= ~SRD_TP_PKT_F_FAST_RETX;
+		if (getenv("SRD_DEBUG_RTO"))
+			fprintf(stderr, "RTO psn %u type %u age %lu us rto %lu us srtt %lu una %u next %u inflight %u\n", pkt->psn, pkt->hdr[1], (now - pkt->sent_ns)/1000, peer->rto_ns/1000, peer->srtt_ns/1000, peer->tx_una, peer->tx_next_psn, peer->tx_inflight);
 		tp_retransmit(tp, peer, pkt, now);
 		tp->cnt.retx_timeout++;
 		fired = true;
@@ -162,6 +173,7 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 	/* Karn: a resent packet's ack may be for either copy. */
 	if (!pkt->retries)
 		tp_rtt_sample(tp, peer, now - pkt->sent_ns);
+	peer->ack_progress_ns = now;
 	peer->tx_ring[pkt->psn % SRD_TP_WINDOW_MAX] = NULL;
 	peer->tx_inflight--;
 	peer->tx_inflight_bytes -= pkt->len;

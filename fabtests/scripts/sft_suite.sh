@@ -1,0 +1,143 @@
+#!/bin/bash
+# sft_suite.sh -p PROVIDER [--quick] [-t SECONDS] [TEST...]
+#
+# Runs the sft_* tests against PROVIDER: sft_api directly, the others as
+# server/client pairs through sft_pair.sh.  Prints "PASS name",
+# "FAIL name" or "SKIP name: reason" per test (with its run time), the
+# output of failed tests, and finally one line "N passed, N failed,
+# N skipped".  Exit 1 if any test failed, else 0.
+#
+# Binaries: $SFT_BINDIR, default the directory above this script (where
+# "make" builds them), else wherever sft_pingpong is found in $PATH.
+# TEST names restrict the run (see the list printed by -h).
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+prov=
+quick=0
+tmo=
+only=()
+
+usage() {
+	echo "usage: $0 -p PROVIDER [--quick] [-t SECONDS_PER_TEST] [TEST...]" >&2
+	echo "tests: ${all_tests[*]}" >&2
+	exit 2
+}
+
+all_tests=(api pingpong_msg pingpong_tagged bw_msg bw_tagged
+	   unexpected_msg unexpected_tagged peek multi_recv cancel inject
+	   cqdata)
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-p) [ $# -ge 2 ] || usage; prov=$2; shift 2 ;;
+	--quick|-q) quick=1; shift ;;
+	-t) [ $# -ge 2 ] || usage; tmo=$2; shift 2 ;;
+	-h|--help) usage ;;
+	-*) usage ;;
+	*) only+=("$1"); shift ;;
+	esac
+done
+[ -n "$prov" ] || usage
+
+# in-tree build: ../; installed: $prefix/share/PKG -> $prefix/bin; $PATH
+bindir=${SFT_BINDIR:-}
+if [ -z "$bindir" ]; then
+	for d in "$here/.." "$here/../../bin" \
+		 "$(dirname "$(command -v sft_pingpong 2>/dev/null || echo .)")"; do
+		[ -x "$d/sft_pingpong" ] && { bindir=$(cd "$d" && pwd); break; }
+	done
+	bindir=${bindir:-$here/..}
+fi
+if [ ! -x "$bindir/sft_pingpong" ]; then
+	echo "sft binaries not found in $bindir (set SFT_BINDIR)" >&2
+	exit 1
+fi
+pair="$here/sft_pair.sh"
+
+# Everything runs over loopback.
+export FI_TCP_IFACE=${FI_TCP_IFACE:-lo}
+export FI_SRD_IFACE=${FI_SRD_IFACE:-lo}
+export FI_NET_IFACE=${FI_NET_IFACE:-lo}
+
+if [ "$quick" = 1 ]; then
+	tmo=${tmo:-60}
+	pp_args=(-S 0,1,64,4k,64k,1m -I 5)
+	bw_msg_args=(-S 4k,1m -I 2)
+	bw_tag_args=(-S 64,256k -I 2)
+	ux_args=(-I 12)
+	mr_args=(-I 200)
+else
+	tmo=${tmo:-120}
+	pp_args=(-S all -I 10)
+	bw_msg_args=(-S 64,4k,64k,1m,64m -I 4)
+	bw_tag_args=(-S 1,4k,256k,4m -I 4)
+	ux_args=(-I 24)
+	mr_args=(-I 500)
+fi
+common=(-p "$prov" -t "$tmo")	# the programs' own watchdog
+ptmo=$((tmo + 10))			# timeout(1) backstop
+
+# set_cmd NAME: put the command line of test NAME into the array cmd
+set_cmd() {
+	local b=$bindir
+	local p=("$pair" -t "$ptmo" --)
+	case "$1" in
+	api) cmd=(timeout -k 5 "$ptmo" "$b/sft_api" "${common[@]}") ;;
+	pingpong_msg) cmd=("${p[@]}" "$b/sft_pingpong" "${common[@]}" -m msg "${pp_args[@]}") ;;
+	pingpong_tagged) cmd=("${p[@]}" "$b/sft_pingpong" "${common[@]}" -m tagged "${pp_args[@]}") ;;
+	bw_msg) cmd=("${p[@]}" "$b/sft_bw" "${common[@]}" -m msg "${bw_msg_args[@]}") ;;
+	bw_tagged) cmd=("${p[@]}" "$b/sft_bw" "${common[@]}" -m tagged "${bw_tag_args[@]}") ;;
+	unexpected_msg) cmd=("${p[@]}" "$b/sft_unexpected" "${common[@]}" -m msg "${ux_args[@]}") ;;
+	unexpected_tagged) cmd=("${p[@]}" "$b/sft_unexpected" "${common[@]}" -m tagged "${ux_args[@]}") ;;
+	peek) cmd=("${p[@]}" "$b/sft_peek" "${common[@]}") ;;
+	multi_recv) cmd=("${p[@]}" "$b/sft_multi_recv" "${common[@]}" "${mr_args[@]}") ;;
+	cancel) cmd=("${p[@]}" "$b/sft_cancel" "${common[@]}") ;;
+	inject) cmd=("${p[@]}" "$b/sft_inject" "${common[@]}") ;;
+	cqdata) cmd=("${p[@]}" "$b/sft_cqdata" "${common[@]}") ;;
+	*) return 1 ;;
+	esac
+}
+
+tests=("${all_tests[@]}")
+if [ ${#only[@]} -gt 0 ]; then
+	tests=("${only[@]}")
+	for t in "${tests[@]}"; do
+		set_cmd "$t" || { echo "unknown test '$t'" >&2; usage; }
+	done
+fi
+
+logdir=$(mktemp -d "${TMPDIR:-/tmp}/sft_suite.XXXXXX") || exit 1
+trap 'rm -rf "$logdir"' EXIT
+
+npass=0 nfail=0 nskip=0
+# elapsed NS_START: seconds since then, one decimal
+elapsed() {
+	local ms=$((($(date +%s%N) - $1) / 1000000))
+	printf '%d.%ds' $((ms / 1000)) $((ms % 1000 / 100))
+}
+
+t_start=$(date +%s%N)
+echo "sft suite: provider '$prov', binaries $bindir$([ "$quick" = 1 ] && echo ', quick')"
+for t in "${tests[@]}"; do
+	t0=$(date +%s%N)
+	set_cmd "$t"
+	"${cmd[@]}" >"$logdir/$t" 2>&1
+	rc=$?
+	dt=$(elapsed "$t0")
+	case $rc in
+	0) echo "PASS $t ($dt)"; npass=$((npass + 1)) ;;
+	77)
+		reason=$(grep -m1 -o 'SKIP: .*' "$logdir/$t" | sed 's/^SKIP: //')
+		echo "SKIP $t: ${reason:-no reason given} ($dt)"
+		nskip=$((nskip + 1)) ;;
+	*)
+		echo "FAIL $t ($dt, exit $rc)"
+		echo "  command: $(printf '%q ' "${cmd[@]}")"
+		tail -n 40 "$logdir/$t" | sed 's/^/  | /'
+		nfail=$((nfail + 1)) ;;
+	esac
+done
+echo "total time $(elapsed "$t_start")"
+echo "$npass passed, $nfail failed, $nskip skipped"
+[ "$nfail" = 0 ]

@@ -1,0 +1,331 @@
+/*
+ * srd_attr.c: what srd offers, and how an fi_info is built for one
+ * interface from the caller's hints: every hint is either satisfied and
+ * echoed (threading, av_type, progress, mr_mode, ordering, sizes) or
+ * answered with -FI_ENODATA.  No objects are created here.
+ */
+#include "config.h"
+#include "srd.h"
+
+#include <stdlib.h>
+
+#define SRD_PROTOCOL		(FI_PROV_SPECIFIC | 0x535244)	/* "SRD" */
+#define SRD_TAG_FORMAT		0xAAAAAAAAAAAAAAAAULL	/* all 64 bits */
+
+#define SRD_PRIMARY_CAPS	(FI_MSG | FI_TAGGED | FI_SEND | FI_RECV | \
+				 FI_DIRECTED_RECV)
+#define SRD_SECONDARY_CAPS	(FI_SOURCE | FI_MULTI_RECV | FI_LOCAL_COMM | \
+				 FI_REMOTE_COMM)
+#define SRD_CAPS		(SRD_PRIMARY_CAPS | SRD_SECONDARY_CAPS)
+/* Secondary capabilities reported even when not asked for: free. */
+#define SRD_DEFAULT_SECONDARY	(FI_LOCAL_COMM | FI_REMOTE_COMM)
+#define SRD_TX_OP_FLAGS		(FI_COMPLETION | FI_INJECT_COMPLETE | \
+				 FI_TRANSMIT_COMPLETE | FI_DELIVERY_COMPLETE | \
+				 FI_INJECT)
+#define SRD_RX_OP_FLAGS		(FI_COMPLETION | FI_MULTI_RECV)
+#define SRD_MSG_ORDER		FI_ORDER_SAS
+#define SRD_MR_MODE_RMA		(FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | \
+				 FI_MR_PROV_KEY)
+
+bool srd_progress_auto_ok(void)
+{
+	return srd_params.progress_thread;
+}
+
+/* Primary caps asked for, secondary caps asked for plus the free ones;
+ * FI_SEND/FI_RECV implied when neither is named. */
+static int attr_caps(uint64_t want, uint64_t *caps)
+{
+	uint64_t primary;
+
+	if (!want) {
+		*caps = SRD_CAPS;
+		return 0;
+	}
+	if (want & ~SRD_CAPS)
+		return -FI_ENODATA;
+	primary = want & SRD_PRIMARY_CAPS;
+	if (!(primary & (FI_MSG | FI_TAGGED)))
+		primary |= FI_MSG | FI_TAGGED;
+	if (!(primary & (FI_SEND | FI_RECV)))
+		primary |= FI_SEND | FI_RECV;
+	*caps = primary | (want & SRD_SECONDARY_CAPS) | SRD_DEFAULT_SECONDARY;
+	return 0;
+}
+
+/*
+ * mr_mode, interpreted per the caller's API version: without FI_RMA or
+ * FI_ATOMIC no registration is needed at all (0).  With them srd needs
+ * VIRT_ADDR|ALLOCATED|PROV_KEY; FI_MR_LOCAL is accepted, never required;
+ * 0 means unspecified; FI_MR_BASIC stands for that set before API 1.5.
+ */
+static int attr_mr_mode(uint32_t version, uint64_t caps, int want, int *out)
+{
+	if (!(caps & (FI_RMA | FI_ATOMIC))) {
+		*out = 0;
+		return 0;
+	}
+	if (FI_VERSION_LT(version, FI_VERSION(1, 5))) {
+		if (want != FI_MR_UNSPEC && want != FI_MR_BASIC)
+			return -FI_ENODATA;
+		*out = FI_MR_BASIC;
+		return 0;
+	}
+	if (want == FI_MR_UNSPEC || want == FI_MR_BASIC) {
+		*out = SRD_MR_MODE_RMA;
+		return 0;
+	}
+	if ((want & SRD_MR_MODE_RMA) != SRD_MR_MODE_RMA)
+		return -FI_ENODATA;
+	*out = SRD_MR_MODE_RMA | (want & FI_MR_LOCAL);
+	return 0;
+}
+
+static int attr_threading(enum fi_threading want, enum fi_threading *out)
+{
+	switch (want) {
+	case FI_THREAD_UNSPEC:
+		*out = FI_THREAD_SAFE;
+		return 0;
+	case FI_THREAD_SAFE:
+	case FI_THREAD_DOMAIN:
+	case FI_THREAD_COMPLETION:
+	case FI_THREAD_ENDPOINT:
+		*out = want;
+		return 0;
+	default:
+		return -FI_ENODATA;
+	}
+}
+
+static int attr_progress(enum fi_progress want, enum fi_progress *out)
+{
+	switch (want) {
+	case FI_PROGRESS_UNSPEC:
+	case FI_PROGRESS_MANUAL:
+		*out = FI_PROGRESS_MANUAL;
+		return 0;
+	case FI_PROGRESS_AUTO:
+		/* True only while the progress thread runs. */
+		if (!srd_progress_auto_ok())
+			return -FI_ENODATA;
+		*out = FI_PROGRESS_AUTO;
+		return 0;
+	default:
+		return -FI_ENODATA;
+	}
+}
+
+static int attr_domain(uint32_t version, const struct fi_domain_attr *want,
+		       uint64_t caps, const struct srd_iface *iface,
+		       struct fi_domain_attr *out)
+{
+	int ret = 0;
+
+	out->name = strdup(iface->name);
+	out->threading = FI_THREAD_SAFE;
+	out->control_progress = FI_PROGRESS_MANUAL;
+	out->data_progress = FI_PROGRESS_MANUAL;
+	out->resource_mgmt = FI_RM_ENABLED;
+	out->av_type = FI_AV_TABLE;
+	out->mr_key_size = SRD_MR_KEY_SIZE;
+	out->cq_data_size = SRD_CQ_DATA_SIZE;
+	out->cq_cnt = 256;
+	out->ep_cnt = 256;
+	out->tx_ctx_cnt = 256;
+	out->rx_ctx_cnt = 256;
+	out->max_ep_tx_ctx = 1;
+	out->max_ep_rx_ctx = 1;
+	out->cntr_cnt = 256;
+	out->mr_iov_limit = SRD_IOV_LIMIT;
+	out->mr_cnt = 1 << 20;
+	out->caps = FI_LOCAL_COMM | FI_REMOTE_COMM;
+	if (!out->name)
+		return -FI_ENOMEM;
+	ret = attr_mr_mode(version, caps, want ? want->mr_mode : 0,
+			   &out->mr_mode);
+	if (ret || !want)
+		return ret;
+	if (want->name && strcmp(want->name, iface->name))
+		return -FI_ENODATA;
+	if ((ret = attr_threading(want->threading, &out->threading)) ||
+	    (ret = attr_progress(want->control_progress,
+				 &out->control_progress)) ||
+	    (ret = attr_progress(want->data_progress, &out->data_progress)))
+		return ret;
+	if (want->resource_mgmt == FI_RM_DISABLED)
+		out->resource_mgmt = FI_RM_DISABLED;
+	if (want->av_type == FI_AV_MAP || want->av_type == FI_AV_TABLE)
+		out->av_type = want->av_type;
+	else if (want->av_type != FI_AV_UNSPEC)
+		return -FI_ENODATA;
+	if (want->mr_key_size > SRD_MR_KEY_SIZE ||
+	    want->cq_data_size > SRD_CQ_DATA_SIZE ||
+	    want->max_ep_tx_ctx > 1 || want->max_ep_rx_ctx > 1 ||
+	    want->max_ep_stx_ctx || want->max_ep_srx_ctx ||
+	    (want->caps & ~(FI_LOCAL_COMM | FI_REMOTE_COMM)) ||
+	    want->auth_key_size || want->max_err_data)
+		return -FI_ENODATA;
+	return 0;
+}
+
+static int attr_tx(const struct fi_tx_attr *want, uint64_t caps,
+		   struct fi_tx_attr *out)
+{
+	out->caps = caps & (FI_MSG | FI_TAGGED | FI_SEND | FI_LOCAL_COMM |
+			    FI_REMOTE_COMM);
+	out->msg_order = SRD_MSG_ORDER;
+	out->comp_order = FI_ORDER_NONE;
+	out->inject_size = srd_params.inject_size;
+	out->size = SRD_TX_SIZE_DEFAULT;
+	out->iov_limit = SRD_IOV_LIMIT;
+	out->rma_iov_limit = 0;
+	if (!want)
+		return 0;
+	if ((want->op_flags & ~SRD_TX_OP_FLAGS) ||
+	    (want->msg_order & ~SRD_MSG_ORDER) ||
+	    (want->comp_order & ~FI_ORDER_NONE) ||
+	    want->inject_size > out->inject_size ||
+	    want->size > SRD_SIZE_MAX || want->iov_limit > SRD_IOV_LIMIT ||
+	    want->rma_iov_limit)
+		return -FI_ENODATA;
+	out->op_flags = want->op_flags;
+	out->msg_order = want->msg_order ? want->msg_order : SRD_MSG_ORDER;
+	if (want->size > out->size)
+		out->size = want->size;
+	return 0;
+}
+
+static int attr_rx(const struct fi_rx_attr *want, uint64_t caps,
+		   struct fi_rx_attr *out)
+{
+	out->caps = caps & (FI_MSG | FI_TAGGED | FI_RECV | FI_DIRECTED_RECV |
+			    FI_SOURCE | FI_MULTI_RECV | FI_LOCAL_COMM |
+			    FI_REMOTE_COMM);
+	out->msg_order = SRD_MSG_ORDER;
+	out->comp_order = FI_ORDER_NONE;
+	out->total_buffered_recv = 0;
+	out->size = SRD_RX_SIZE_DEFAULT;
+	out->iov_limit = SRD_IOV_LIMIT;
+	if (!want)
+		return 0;
+	if ((want->op_flags & ~SRD_RX_OP_FLAGS) ||
+	    (want->msg_order & ~SRD_MSG_ORDER) ||
+	    (want->comp_order & ~FI_ORDER_NONE) ||
+	    want->size > SRD_SIZE_MAX || want->iov_limit > SRD_IOV_LIMIT)
+		return -FI_ENODATA;
+	out->op_flags = want->op_flags;
+	out->msg_order = want->msg_order ? want->msg_order : SRD_MSG_ORDER;
+	if (want->size > out->size)
+		out->size = want->size;
+	return 0;
+}
+
+static int attr_ep(const struct fi_ep_attr *want, struct fi_ep_attr *out)
+{
+	out->type = FI_EP_RDM;
+	out->protocol = SRD_PROTOCOL;
+	out->protocol_version = SRD_PROTO_VERSION;
+	out->max_msg_size = SRD_MAX_MSG_SIZE;
+	out->msg_prefix_size = 0;
+	out->max_order_raw_size = 0;
+	out->max_order_war_size = 0;
+	out->max_order_waw_size = 0;
+	out->mem_tag_format = SRD_TAG_FORMAT;
+	out->tx_ctx_cnt = 1;
+	out->rx_ctx_cnt = 1;
+	if (!want)
+		return 0;
+	if ((want->type != FI_EP_UNSPEC && want->type != FI_EP_RDM) ||
+	    (want->protocol != FI_PROTO_UNSPEC &&
+	     want->protocol != SRD_PROTOCOL) ||
+	    want->max_msg_size > SRD_MAX_MSG_SIZE || want->msg_prefix_size ||
+	    want->tx_ctx_cnt > 1 || want->rx_ctx_cnt > 1 ||
+	    want->auth_key_size)
+		return -FI_ENODATA;
+	if (want->mem_tag_format)
+		out->mem_tag_format = want->mem_tag_format;
+	return 0;
+}
+
+static int attr_fabric(const struct fi_fabric_attr *want,
+		       const struct srd_iface *iface,
+		       struct fi_fabric_attr *out)
+{
+	/* libfabric fills prov_name and prov_version from srd_prov. */
+	out->name = strdup(iface->subnet);
+	out->api_version = SRD_API_VERSION;
+	if (!out->name)
+		return -FI_ENOMEM;
+	if (want && want->name && strcmp(want->name, iface->subnet))
+		return -FI_ENODATA;
+	return 0;
+}
+
+static int attr_addr_format(uint32_t want, const struct srd_iface *iface,
+			    uint32_t *out)
+{
+	uint32_t native = iface->addr.sa.sa_family == AF_INET6 ?
+			  FI_SOCKADDR_IN6 : FI_SOCKADDR_IN;
+
+	if (want == FI_FORMAT_UNSPEC || want == native ||
+	    want == FI_SOCKADDR) {
+		*out = want == FI_SOCKADDR ? FI_SOCKADDR : native;
+		return 0;
+	}
+	return -FI_ENODATA;
+}
+
+static int attr_src_addr(struct fi_info *info, const struct srd_iface *iface,
+			 const union srd_wire_addr *src)
+{
+	union srd_wire_addr *addr = calloc(1, sizeof(*addr));
+
+	if (!addr)
+		return -FI_ENOMEM;
+	*addr = iface->addr;
+	srd_wire_addr_set_port(addr, src ? srd_wire_addr_port(src) : 0);
+	info->src_addr = addr;
+	info->src_addrlen = srd_wire_addr_len(addr);
+	return 0;
+}
+
+int srd_info_build(uint32_t version, const struct fi_info *hints,
+		   const struct srd_iface *iface, struct fi_info **out)
+{
+	struct fi_info *info = fi_allocinfo();
+	uint64_t caps;
+	int ret;
+
+	if (!info)
+		return -FI_ENOMEM;
+	ret = attr_caps(hints ? hints->caps : 0, &caps);
+	if (!ret)
+		ret = attr_addr_format(hints ? hints->addr_format : 0, iface,
+				       &info->addr_format);
+	if (!ret)
+		ret = attr_ep(hints ? hints->ep_attr : NULL, info->ep_attr);
+	if (!ret)
+		ret = attr_domain(version, hints ? hints->domain_attr : NULL,
+				  caps, iface, info->domain_attr);
+	if (!ret)
+		ret = attr_fabric(hints ? hints->fabric_attr : NULL, iface,
+				  info->fabric_attr);
+	if (!ret)
+		ret = attr_tx(hints ? hints->tx_attr : NULL, caps,
+			      info->tx_attr);
+	if (!ret)
+		ret = attr_rx(hints ? hints->rx_attr : NULL, caps,
+			      info->rx_attr);
+	if (!ret)
+		ret = attr_src_addr(info, iface, NULL);
+	if (ret) {
+		fi_freeinfo(info);
+		return ret;
+	}
+	info->caps = caps;
+	info->mode = 0;
+	info->handle = NULL;
+	*out = info;
+	return 0;
+}

@@ -1,0 +1,431 @@
+/*
+ * srd_cq.c: completion queues: a ring of completions that grows rather
+ * than drop one, an error list, the four entry formats, reads that drive
+ * progress of the bound endpoints, and sread that sleeps on the wire and
+ * the transport's next deadline.  It must not touch operations or peers.
+ */
+#include "config.h"
+#include "srd.h"
+
+#include <stdlib.h>
+
+static inline struct srd_cq *cq_of(struct fid_cq *cq_fid)
+{
+	return srd_container_of(cq_fid, struct srd_cq, cq_fid);
+}
+
+static size_t cq_count(const struct srd_cq *cq)
+{
+	return cq->tail - cq->head;
+}
+
+static int cq_grow(struct srd_cq *cq)
+{
+	size_t cap = cq->ring_cap * 2;
+	struct srd_cq_comp *ring = malloc(cap * sizeof(*ring));
+
+	if (!ring)
+		return -FI_ENOMEM;
+	for (size_t i = 0; i < cq_count(cq); i++)
+		ring[i] = cq->ring[(cq->head + i) & (cq->ring_cap - 1)];
+	free(cq->ring);
+	cq->tail = cq_count(cq);
+	cq->head = 0;
+	cq->ring = ring;
+	cq->ring_cap = cap;
+	return 0;
+}
+
+void srd_cq_write(struct srd_cq *cq, void *context, uint64_t flags,
+		  size_t len, void *buf, uint64_t data, uint64_t tag,
+		  fi_addr_t src)
+{
+	struct srd_cq_comp *comp;
+
+	if (!cq)
+		return;
+	if (cq_count(cq) == cq->ring_cap && cq_grow(cq)) {
+		SRD_WARN(FI_LOG_CQ, "completion lost: out of memory\n");
+		return;
+	}
+	comp = &cq->ring[cq->tail++ & (cq->ring_cap - 1)];
+	comp->entry.op_context = context;
+	comp->entry.flags = flags;
+	comp->entry.len = len;
+	comp->entry.buf = buf;
+	comp->entry.data = data;
+	comp->entry.tag = tag;
+	comp->src = src;
+	if (cq->sleepers || cq->fd_exported)
+		srd_wait_signal(&cq->wait);
+}
+
+void srd_cq_write_err(struct srd_cq *cq, void *context, uint64_t flags,
+		      int err, int prov_errno, size_t len, size_t olen,
+		      uint64_t data, uint64_t tag, fi_addr_t src)
+{
+	struct srd_cq_err *e;
+
+	if (!cq)
+		return;
+	e = calloc(1, sizeof(*e));
+	if (!e) {
+		SRD_WARN(FI_LOG_CQ, "error completion lost: out of memory\n");
+		return;
+	}
+	e->err.op_context = context;
+	e->err.flags = flags;
+	e->err.len = len;
+	e->err.olen = olen;
+	e->err.data = data;
+	e->err.tag = tag;
+	e->err.err = err < 0 ? -err : err;
+	e->err.prov_errno = prov_errno;
+	e->src = src;
+	srd_dlist_insert_tail(&cq->errs, &e->entry);
+	if (cq->sleepers || cq->fd_exported)
+		srd_wait_signal(&cq->wait);
+}
+
+static void cq_copy_entry(const struct srd_cq *cq, void *buf, size_t i,
+			  const struct fi_cq_tagged_entry *src)
+{
+	switch (cq->format) {
+	case FI_CQ_FORMAT_CONTEXT:
+		((struct fi_cq_entry *)buf)[i].op_context = src->op_context;
+		break;
+	case FI_CQ_FORMAT_MSG: {
+		struct fi_cq_msg_entry *e = &((struct fi_cq_msg_entry *)buf)[i];
+
+		e->op_context = src->op_context;
+		e->flags = src->flags;
+		e->len = src->len;
+		break;
+	}
+	case FI_CQ_FORMAT_DATA: {
+		struct fi_cq_data_entry *e =
+			&((struct fi_cq_data_entry *)buf)[i];
+
+		e->op_context = src->op_context;
+		e->flags = src->flags;
+		e->len = src->len;
+		e->buf = src->buf;
+		e->data = src->data;
+		break;
+	}
+	default:
+		((struct fi_cq_tagged_entry *)buf)[i] = *src;
+		break;
+	}
+}
+
+/* Pops up to count entries; caller holds the lock. */
+static ssize_t cq_pop(struct srd_cq *cq, void *buf, size_t count,
+		      fi_addr_t *src)
+{
+	size_t n = 0;
+
+	if (!srd_dlist_empty(&cq->errs))
+		return -FI_EAVAIL;
+	while (n < count && cq_count(cq)) {
+		struct srd_cq_comp *comp =
+			&cq->ring[cq->head++ & (cq->ring_cap - 1)];
+
+		cq_copy_entry(cq, buf, n, &comp->entry);
+		if (src)
+			src[n] = comp->src;
+		n++;
+	}
+	return n ? (ssize_t)n : -FI_EAGAIN;
+}
+
+static ssize_t cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
+			   fi_addr_t *src)
+{
+	struct srd_cq *cq = cq_of(cq_fid);
+	ssize_t ret;
+
+	if (!buf && count)
+		return -FI_EINVAL;
+	srd_domain_lock(cq->dom);
+	srd_domain_note_app(cq->dom);
+	if (!cq_count(cq))
+		srd_ep_progress_all(cq->eps, cq->neps);
+	ret = cq_pop(cq, buf, count, src);
+	srd_domain_unlock(cq->dom);
+	return ret;
+}
+
+static ssize_t cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
+{
+	return cq_readfrom(cq_fid, buf, count, NULL);
+}
+
+static ssize_t cq_readerr(struct fid_cq *cq_fid, struct fi_cq_err_entry *buf,
+			  uint64_t flags)
+{
+	struct srd_cq *cq = cq_of(cq_fid);
+	struct srd_dlist *e;
+	struct srd_cq_err *err;
+	uint32_t api = cq->dom->api_version;
+
+	if (!buf)
+		return -FI_EINVAL;
+	srd_domain_lock(cq->dom);
+	e = srd_dlist_pop_head(&cq->errs);
+	srd_domain_unlock(cq->dom);
+	if (!e)
+		return -FI_EAGAIN;
+	err = srd_container_of(e, struct srd_cq_err, entry);
+	/* Before API 1.5 the entry had no err_data_size: copy no more. */
+	if (FI_VERSION_GE(api, FI_VERSION(1, 5))) {
+		void *err_data = buf->err_data;
+		size_t err_data_size = buf->err_data_size;
+
+		*buf = err->err;
+		buf->err_data = err_data;
+		(void)err_data_size;
+		buf->err_data_size = 0;	/* no provider error data */
+	} else {
+		memcpy(buf, &err->err, offsetof(struct fi_cq_err_entry,
+						err_data_size));
+	}
+	free(err);
+	return 1;
+}
+
+static ssize_t cq_sreadfrom(struct fid_cq *cq_fid, void *buf, size_t count,
+			    fi_addr_t *src, const void *cond, int timeout)
+{
+	struct srd_cq *cq = cq_of(cq_fid);
+	uint64_t deadline = srd_wait_deadline_ms(timeout);
+	ssize_t ret;
+
+	if (cq->wait_obj == FI_WAIT_NONE)
+		return -FI_ENOSYS;
+	for (;;) {
+		uint64_t next = UINT64_MAX;
+
+		ret = cq_readfrom(cq_fid, buf, count, src);
+		if (ret != -FI_EAGAIN)
+			return ret;
+		srd_domain_lock(cq->dom);
+		if (cq->signaled) {
+			cq->signaled = false;
+			srd_domain_unlock(cq->dom);
+			return -FI_EAGAIN;
+		}
+		for (int i = 0; i < cq->neps; i++) {
+			uint64_t d = srd_ep_next_deadline(cq->eps[i]);
+
+			next = d < next ? d : next;
+		}
+		srd_wait_drain(&cq->wait);
+		cq->sleepers++;
+		srd_domain_unlock(cq->dom);
+		if (srd_clock_now_ns() < deadline)
+			srd_wait_until(cq->wait.epfd,
+				       next < deadline ? next : deadline);
+		srd_domain_lock(cq->dom);
+		cq->sleepers--;
+		srd_domain_unlock(cq->dom);
+		if (srd_clock_now_ns() >= deadline)
+			return cq_readfrom(cq_fid, buf, count, src);
+	}
+}
+
+static ssize_t cq_sread(struct fid_cq *cq_fid, void *buf, size_t count,
+			const void *cond, int timeout)
+{
+	return cq_sreadfrom(cq_fid, buf, count, NULL, cond, timeout);
+}
+
+static int cq_signal(struct fid_cq *cq_fid)
+{
+	struct srd_cq *cq = cq_of(cq_fid);
+
+	srd_domain_lock(cq->dom);
+	cq->signaled = true;
+	srd_domain_unlock(cq->dom);
+	srd_wait_signal(&cq->wait);
+	return 0;
+}
+
+static const char *cq_strerror(struct fid_cq *cq_fid, int prov_errno,
+			       const void *err_data, char *buf, size_t len)
+{
+	const char *str = fi_strerror(prov_errno < 0 ? -prov_errno :
+				      prov_errno);
+
+	if (buf && len) {
+		strncpy(buf, str, len - 1);
+		buf[len - 1] = '\0';
+		return buf;
+	}
+	return str;
+}
+
+static struct fi_ops_cq srd_cq_ops = {
+	.size = sizeof(struct fi_ops_cq),
+	.read = cq_read,
+	.readfrom = cq_readfrom,
+	.readerr = cq_readerr,
+	.sread = cq_sread,
+	.sreadfrom = cq_sreadfrom,
+	.signal = cq_signal,
+	.strerror = cq_strerror,
+};
+
+int srd_cq_trywait(struct srd_cq *cq)
+{
+	bool ready;
+
+	srd_domain_lock(cq->dom);
+	srd_ep_progress_all(cq->eps, cq->neps);
+	ready = cq_count(cq) || !srd_dlist_empty(&cq->errs);
+	if (!ready)
+		srd_wait_drain(&cq->wait);
+	srd_domain_unlock(cq->dom);
+	return ready ? -FI_EAGAIN : 0;
+}
+
+int srd_cq_bind_ep(struct srd_cq *cq, struct srd_ep *ep)
+{
+	struct srd_ep **eps;
+
+	for (int i = 0; i < cq->neps; i++)
+		if (cq->eps[i] == ep)
+			return 0;
+	eps = realloc(cq->eps, (size_t)(cq->neps + 1) * sizeof(*eps));
+	if (!eps)
+		return -FI_ENOMEM;
+	cq->eps = eps;
+	cq->eps[cq->neps++] = ep;
+	return srd_wait_add_fd(&cq->wait, ep->wire->ops->fd(ep->wire));
+}
+
+void srd_cq_unbind_ep(struct srd_cq *cq, struct srd_ep *ep)
+{
+	for (int i = 0; i < cq->neps; i++) {
+		if (cq->eps[i] != ep)
+			continue;
+		cq->eps[i] = cq->eps[--cq->neps];
+		srd_wait_del_fd(&cq->wait, ep->wire->ops->fd(ep->wire));
+		return;
+	}
+}
+
+static int cq_close(struct fid *fid)
+{
+	struct srd_cq *cq = srd_container_of(fid, struct srd_cq, cq_fid.fid);
+	struct srd_dlist *e;
+
+	if (cq->refs)
+		return -FI_EBUSY;
+	srd_domain_lock(cq->dom);
+	cq->dom->refs--;
+	srd_domain_unlock(cq->dom);
+	while ((e = srd_dlist_pop_head(&cq->errs)))
+		free(srd_container_of(e, struct srd_cq_err, entry));
+	srd_wait_fini(&cq->wait);
+	free(cq->eps);
+	free(cq->ring);
+	free(cq);
+	return 0;
+}
+
+static int cq_control(struct fid *fid, int command, void *arg)
+{
+	struct srd_cq *cq = srd_container_of(fid, struct srd_cq, cq_fid.fid);
+
+	switch (command) {
+	case FI_GETWAIT:
+		if (cq->wait_obj != FI_WAIT_FD || !arg)
+			return -FI_ENODATA;
+		/* An epoll fd: readable when a bound wire or the CQ is. */
+		*(int *)arg = cq->wait.epfd;
+		cq->fd_exported = true;
+		return 0;
+	case FI_GETWAITOBJ:
+		if (!arg)
+			return -FI_EINVAL;
+		*(enum fi_wait_obj *)arg = cq->wait_obj;
+		return 0;
+	default:
+		return -FI_ENOSYS;
+	}
+}
+
+static struct fi_ops srd_cq_fi_ops = {
+	.size = sizeof(struct fi_ops),
+	.close = cq_close,
+	.bind = srd_no_bind,
+	.control = cq_control,
+	.ops_open = srd_no_ops_open,
+};
+
+static int cq_check_attr(const struct fi_cq_attr *attr)
+{
+	switch (attr->format) {
+	case FI_CQ_FORMAT_UNSPEC:
+	case FI_CQ_FORMAT_CONTEXT:
+	case FI_CQ_FORMAT_MSG:
+	case FI_CQ_FORMAT_DATA:
+	case FI_CQ_FORMAT_TAGGED:
+		break;
+	default:
+		return -FI_ENOSYS;
+	}
+	switch (attr->wait_obj) {
+	case FI_WAIT_NONE:
+	case FI_WAIT_UNSPEC:
+	case FI_WAIT_FD:
+		break;
+	default:
+		return -FI_ENOSYS;
+	}
+	if (attr->wait_cond != FI_CQ_COND_NONE || (attr->flags & FI_AFFINITY))
+		return -FI_ENOSYS;
+	return 0;
+}
+
+int srd_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
+		struct fid_cq **cq_fid, void *context)
+{
+	struct srd_domain *dom = srd_container_of(domain, struct srd_domain,
+						  domain_fid);
+	size_t cap = SRD_CQ_SIZE_DEFAULT;
+	struct srd_cq *cq;
+	int ret;
+
+	if (!attr || (ret = cq_check_attr(attr)))
+		return attr ? ret : -FI_EINVAL;
+	while (cap < attr->size)
+		cap <<= 1;
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return -FI_ENOMEM;
+	cq->ring = malloc(cap * sizeof(*cq->ring));
+	ret = cq->ring ? srd_wait_init(&cq->wait) : -FI_ENOMEM;
+	if (ret) {
+		free(cq->ring);
+		free(cq);
+		return ret;
+	}
+	cq->ring_cap = cap;
+	cq->dom = dom;
+	cq->format = attr->format == FI_CQ_FORMAT_UNSPEC ?
+		     FI_CQ_FORMAT_CONTEXT : attr->format;
+	cq->wait_obj = attr->wait_obj == FI_WAIT_UNSPEC ? FI_WAIT_FD :
+		       attr->wait_obj;
+	srd_dlist_init(&cq->errs);
+	cq->cq_fid.fid.fclass = FI_CLASS_CQ;
+	cq->cq_fid.fid.context = context;
+	cq->cq_fid.fid.ops = &srd_cq_fi_ops;
+	cq->cq_fid.ops = &srd_cq_ops;
+	srd_domain_lock(dom);
+	dom->refs++;
+	srd_domain_unlock(dom);
+	*cq_fid = &cq->cq_fid;
+	return 0;
+}

@@ -1,0 +1,658 @@
+/*
+ * srd_ep.c: the RDM endpoint object: open (its wire, transport and entry
+ * pools), bind, enable, options, cancel, names, close; and the helpers
+ * that connect the message layer to peers and the AV.
+ * It must not build or parse packets.
+ */
+#include "config.h"
+#include "srd_msgl.h"
+
+#include <stdlib.h>
+
+#define SRD_POOL_CHUNK		256
+#define SRD_UNEXP_ENTRIES	65536	/* unexpected messages on top of rx_size */
+
+static const struct srd_tp_ops srd_ep_tp_ops;
+
+static uint32_t round_chunk(size_t n)
+{
+	return (uint32_t)((n + SRD_POOL_CHUNK - 1) / SRD_POOL_CHUNK *
+			  SRD_POOL_CHUNK);
+}
+
+fi_addr_t srd_peer_fi_addr(struct srd_ep *ep, struct srd_peer *peer)
+{
+	if (!ep->av || !peer)
+		return FI_ADDR_NOTAVAIL;
+	if (peer->av_gen != ep->av->gen) {
+		peer->fi_addr = srd_av_reverse(ep->av, &peer->tp.addr);
+		peer->av_gen = ep->av->gen;
+	}
+	return peer->fi_addr;
+}
+
+struct srd_peer *srd_ep_peer(struct srd_ep *ep, fi_addr_t addr)
+{
+	const union srd_wire_addr *wa = srd_av_addr(ep->av, addr);
+	struct srd_tp_peer *tp_peer;
+
+	if (!wa || wa->sa.sa_family != ep->wire->addr.sa.sa_family)
+		return NULL;
+	tp_peer = srd_tp_peer_get(&ep->tp, wa);
+	return tp_peer ? srd_peer_of(tp_peer) : NULL;
+}
+
+void srd_ep_cntr_inc(struct srd_ep *ep, enum srd_cntr_kind kind, int err)
+{
+	struct srd_cntr *cntr = ep->cntrs[kind];
+
+	if (!cntr)
+		return;
+	if (err)
+		srd_cntr_inc_err(cntr);
+	else
+		srd_cntr_inc(cntr);
+}
+
+int srd_ep_progress(struct srd_ep *ep)
+{
+	int work;
+
+	if (!ep->enabled)
+		return 0;
+	work = srd_tp_progress(&ep->tp);
+	srd_pke_cts_push_pending(ep);
+	srd_txe_push_pending(ep);
+	return work;
+}
+
+void srd_ep_progress_all(struct srd_ep **eps, int neps)
+{
+	for (int i = 0; i < neps; i++)
+		srd_ep_progress(eps[i]);
+}
+
+uint64_t srd_ep_next_deadline(struct srd_ep *ep)
+{
+	return ep->enabled ? srd_tp_next_deadline(&ep->tp) : UINT64_MAX;
+}
+
+static void srd_ep_peer_init(void *ctx, struct srd_tp_peer *tp_peer)
+{
+	struct srd_peer *peer = srd_peer_of(tp_peer);
+
+	(void)ctx;
+	srd_dlist_init(&peer->reorder);
+	srd_dlist_init(&peer->txes);
+	peer->fi_addr = FI_ADDR_NOTAVAIL;
+	peer->av_gen = UINT64_MAX;
+}
+
+static const struct srd_tp_ops srd_ep_tp_ops = {
+	.recv = srd_pke_recv,
+	.done = srd_pke_done,
+	.peer_event = srd_pke_peer_event,
+	.peer_init = srd_ep_peer_init,
+};
+
+/* --- bind ------------------------------------------------------------ */
+
+static int ep_bind_cq(struct srd_ep *ep, struct srd_cq *cq, uint64_t flags)
+{
+	int ret;
+
+	if (flags & ~(FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION))
+		return -FI_EBADFLAGS;
+	if (((flags & FI_TRANSMIT) && ep->tx_cq) ||
+	    ((flags & FI_RECV) && ep->rx_cq))
+		return -FI_EINVAL;
+	ret = srd_cq_bind_ep(cq, ep);
+	if (ret)
+		return ret;
+	if (flags & FI_TRANSMIT) {
+		ep->tx_cq = cq;
+		ep->tx_selective = flags & FI_SELECTIVE_COMPLETION;
+		cq->refs++;
+	}
+	if (flags & FI_RECV) {
+		ep->rx_cq = cq;
+		ep->rx_selective = flags & FI_SELECTIVE_COMPLETION;
+		cq->refs++;
+	}
+	return 0;
+}
+
+static int ep_bind_cntr(struct srd_ep *ep, struct srd_cntr *cntr,
+			uint64_t flags)
+{
+	static const uint64_t bits[SRD_CNTR_KINDS] = {
+		FI_SEND, FI_RECV, FI_READ, FI_WRITE, FI_REMOTE_READ,
+		FI_REMOTE_WRITE,
+	};
+	int ret;
+
+	if (!flags || (flags & ~(FI_SEND | FI_RECV | FI_READ | FI_WRITE |
+				 FI_REMOTE_READ | FI_REMOTE_WRITE)))
+		return -FI_EBADFLAGS;
+	ret = srd_cntr_bind_ep(cntr, ep);
+	if (ret)
+		return ret;
+	for (int k = 0; k < SRD_CNTR_KINDS; k++) {
+		if (!(flags & bits[k]))
+			continue;
+		if (ep->cntrs[k])
+			ep->cntrs[k]->refs--;
+		ep->cntrs[k] = cntr;
+		cntr->refs++;
+	}
+	return 0;
+}
+
+static int ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
+{
+	struct srd_ep *ep = srd_container_of(fid, struct srd_ep, ep_fid.fid);
+	int ret = 0;
+
+	if (ep->enabled)
+		return -FI_EOPBADSTATE;
+	srd_domain_lock(ep->dom);
+	switch (bfid->fclass) {
+	case FI_CLASS_AV:
+		if (ep->av) {
+			ret = -FI_EINVAL;
+			break;
+		}
+		ep->av = srd_container_of(bfid, struct srd_av, av_fid.fid);
+		ep->av->refs++;
+		break;
+	case FI_CLASS_CQ:
+		ret = ep_bind_cq(ep, srd_container_of(bfid, struct srd_cq,
+						      cq_fid.fid), flags);
+		break;
+	case FI_CLASS_CNTR:
+		ret = ep_bind_cntr(ep, srd_container_of(bfid, struct srd_cntr,
+							cntr_fid.fid), flags);
+		break;
+	case FI_CLASS_EQ:
+		ep->eq = srd_container_of(bfid, struct fid_eq, fid);
+		break;
+	default:
+		ret = -FI_EINVAL;
+	}
+	srd_domain_unlock(ep->dom);
+	return ret;
+}
+
+/* --- enable / control -------------------------------------------------- */
+
+static int ep_enable(struct srd_ep *ep)
+{
+	int ret;
+
+	if (ep->enabled)
+		return 0;
+	if (!ep->av)
+		return -FI_ENOAV;
+	if ((!ep->tx_cq && (ep->caps & FI_SEND)) ||
+	    (!ep->rx_cq && (ep->caps & FI_RECV)))
+		return -FI_ENOCQ;
+	srd_domain_lock(ep->dom);
+	ret = srd_progress_add_ep(ep->dom, ep);
+	if (!ret)
+		ep->enabled = true;
+	srd_domain_unlock(ep->dom);
+	return ret;
+}
+
+static int ep_control(struct fid *fid, int command, void *arg)
+{
+	struct srd_ep *ep = srd_container_of(fid, struct srd_ep, ep_fid.fid);
+	uint64_t *flags = arg;
+
+	switch (command) {
+	case FI_ENABLE:
+		return ep_enable(ep);
+	case FI_GETOPSFLAG:
+		if (!flags)
+			return -FI_EINVAL;
+		if ((*flags & (FI_TRANSMIT | FI_RECV)) == FI_TRANSMIT)
+			*flags = ep->tx_op_flags;
+		else if ((*flags & (FI_TRANSMIT | FI_RECV)) == FI_RECV)
+			*flags = ep->rx_op_flags;
+		else
+			return -FI_EINVAL;
+		return 0;
+	case FI_SETOPSFLAG:
+		if (!flags)
+			return -FI_EINVAL;
+		if ((*flags & (FI_TRANSMIT | FI_RECV)) == FI_TRANSMIT)
+			ep->tx_op_flags = *flags & ~FI_TRANSMIT;
+		else if ((*flags & (FI_TRANSMIT | FI_RECV)) == FI_RECV)
+			ep->rx_op_flags = *flags & ~FI_RECV;
+		else
+			return -FI_EINVAL;
+		return 0;
+	default:
+		return -FI_ENOSYS;
+	}
+}
+
+/* --- close ---------------------------------------------------------------- */
+
+static void ep_unbind_all(struct srd_ep *ep)
+{
+	if (ep->av)
+		ep->av->refs--;
+	if (ep->tx_cq) {
+		ep->tx_cq->refs--;
+		srd_cq_unbind_ep(ep->tx_cq, ep);
+	}
+	if (ep->rx_cq) {
+		ep->rx_cq->refs--;
+		srd_cq_unbind_ep(ep->rx_cq, ep);
+	}
+	for (int k = 0; k < SRD_CNTR_KINDS; k++) {
+		if (!ep->cntrs[k])
+			continue;
+		ep->cntrs[k]->refs--;
+		srd_cntr_unbind_ep(ep->cntrs[k], ep);
+	}
+}
+
+static void ep_free_entries(struct srd_ep *ep)
+{
+	for (uint32_t i = 0; i < ep->tp.npeers; i++) {
+		struct srd_peer *peer = srd_peer_of(ep->tp.peer_table[i]);
+		struct srd_dlist *e;
+
+		while ((e = srd_dlist_pop_head(&peer->reorder)))
+			free(srd_container_of(e, struct srd_reorder_pkt, entry));
+	}
+	/* Entries still live hold malloc'd buffers. */
+	for (uint32_t i = 0; i < ep->rxe_pool.count; i++) {
+		struct srd_rxe *rxe = srd_pool_at(&ep->rxe_pool, i);
+
+		if (rxe)
+			free(rxe->unexp_buf);
+	}
+	for (uint32_t i = 0; i < ep->txe_pool.count; i++) {
+		struct srd_txe *txe = srd_pool_at(&ep->txe_pool, i);
+
+		if (txe)
+			free(txe->bounce);
+	}
+}
+
+static void ep_log_counters(const struct srd_ep *ep)
+{
+	const struct srd_tp_counters *c = &ep->tp.cnt;
+
+	SRD_INFO(FI_LOG_EP_CTRL, "transport: tx %lu pkts %lu bytes, "
+		 "retx %lu timeout %lu fast, acks %lu out %lu in; rx %lu pkts, "
+		 "%lu dup, %lu refused, dropped %lu malformed %lu unknown "
+		 "%lu conn %lu window; %lu peers failed; msg malformed %lu\n",
+		 c->tx_pkts, c->tx_bytes, c->retx_timeout, c->retx_fast,
+		 c->tx_acks, c->rx_acks, c->rx_pkts, c->rx_dup, c->rx_refused,
+		 c->rx_drop_malformed, c->rx_drop_unknown, c->rx_drop_conn,
+		 c->rx_drop_window, c->peers_failed, ep->rx_drop_malformed);
+}
+
+static void ep_free(struct srd_ep *ep)
+{
+	if (ep->wire) {
+		ep_free_entries(ep);
+		srd_tp_fini(&ep->tp);
+		ep->wire->ops->close(ep->wire);
+	}
+	srd_hmap_fini(&ep->inprog);
+	srd_pool_fini(&ep->pke_pool);
+	srd_pool_fini(&ep->rxe_pool);
+	srd_pool_fini(&ep->txe_pool);
+	free(ep);
+}
+
+static int ep_close(struct fid *fid)
+{
+	struct srd_ep *ep = srd_container_of(fid, struct srd_ep, ep_fid.fid);
+	struct srd_domain *dom = ep->dom;
+
+	srd_domain_lock(dom);
+	ep_log_counters(ep);
+	if (ep->enabled) {
+		srd_ep_progress(ep);
+		srd_tp_flush_acks(&ep->tp);
+		srd_progress_del_ep(dom, ep);
+	}
+	ep_unbind_all(ep);
+	dom->refs--;
+	srd_domain_unlock(dom);
+	ep_free(ep);
+	return 0;
+}
+
+static struct fi_ops srd_ep_fi_ops = {
+	.size = sizeof(struct fi_ops),
+	.close = ep_close,
+	.bind = ep_bind,
+	.control = ep_control,
+	.ops_open = srd_no_ops_open,
+};
+
+/* --- endpoint ops: cancel, options ----------------------------------------- */
+
+static ssize_t ep_cancel(fid_t fid, void *context)
+{
+	struct srd_ep *ep = srd_container_of(fid, struct srd_ep, ep_fid.fid);
+	int ret;
+
+	srd_domain_lock(ep->dom);
+	ret = srd_rxe_cancel(ep, context);
+	srd_domain_unlock(ep->dom);
+	return ret;
+}
+
+static int ep_getopt(fid_t fid, int level, int optname, void *optval,
+		     size_t *optlen)
+{
+	struct srd_ep *ep = srd_container_of(fid, struct srd_ep, ep_fid.fid);
+
+	if (level != FI_OPT_ENDPOINT)
+		return -FI_ENOPROTOOPT;
+	switch (optname) {
+	case FI_OPT_MIN_MULTI_RECV:
+		if (!optval || !optlen || *optlen < sizeof(size_t))
+			return -FI_EINVAL;
+		*(size_t *)optval = ep->min_multi_recv;
+		*optlen = sizeof(size_t);
+		return 0;
+	default:
+		return -FI_ENOPROTOOPT;
+	}
+}
+
+static int ep_setopt(fid_t fid, int level, int optname, const void *optval,
+		     size_t optlen)
+{
+	struct srd_ep *ep = srd_container_of(fid, struct srd_ep, ep_fid.fid);
+
+	if (level != FI_OPT_ENDPOINT)
+		return -FI_ENOPROTOOPT;
+	switch (optname) {
+	case FI_OPT_MIN_MULTI_RECV:
+		if (!optval || optlen != sizeof(size_t))
+			return -FI_EINVAL;
+		ep->min_multi_recv = *(const size_t *)optval;
+		return 0;
+	default:
+		return -FI_ENOPROTOOPT;
+	}
+}
+
+static int ep_no_ctx(struct fid_ep *sep, int index, struct fi_tx_attr *attr,
+		     struct fid_ep **ep, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static int ep_no_rx_ctx(struct fid_ep *sep, int index,
+			struct fi_rx_attr *attr, struct fid_ep **ep,
+			void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t ep_rx_size_left(struct fid_ep *ep_fid)
+{
+	struct srd_ep *ep = srd_ep_of(ep_fid);
+
+	return (ssize_t)ep->rx_size;
+}
+
+static ssize_t ep_tx_size_left(struct fid_ep *ep_fid)
+{
+	struct srd_ep *ep = srd_ep_of(ep_fid);
+
+	return (ssize_t)(ep->tx_size - ep->txe_pool.in_use);
+}
+
+static struct fi_ops_ep srd_ep_ops = {
+	.size = sizeof(struct fi_ops_ep),
+	.cancel = ep_cancel,
+	.getopt = ep_getopt,
+	.setopt = ep_setopt,
+	.tx_ctx = ep_no_ctx,
+	.rx_ctx = ep_no_rx_ctx,
+	.rx_size_left = ep_rx_size_left,
+	.tx_size_left = ep_tx_size_left,
+};
+
+/* --- open -------------------------------------------------------------------- */
+
+/* (Re)opens the wire and transport on addr; only before enable. */
+int srd_ep_open_wire(struct srd_ep *ep, const union srd_wire_addr *addr)
+{
+	struct srd_wire_udp_attr attr = {
+		.bind = *addr,
+		.npaths = (uint16_t)srd_params.paths,
+		.mtu = ep->dom->iface.mtu,
+		.sockbuf_bytes = (uint32_t)srd_params.sockbuf,
+	};
+	struct srd_tp_cfg cfg;
+	struct srd_wire *wire;
+	int ret = srd_wire_udp_open(&attr, &wire);
+
+	if (ret)
+		return ret;
+	srd_tp_cfg_default(&cfg);
+	cfg.window_pkts = (uint32_t)srd_params.tx_window;
+	cfg.rto_min_ns = (uint64_t)srd_params.rto_min_us * SRD_NS_PER_US;
+	cfg.peer_timeout_ns = (uint64_t)srd_params.peer_timeout_ms *
+			      SRD_NS_PER_MS;
+	cfg.ack_delay_ns = (uint64_t)srd_params.ack_delay_us * SRD_NS_PER_US;
+	cfg.peer_size = sizeof(struct srd_peer);
+	if (ep->wire) {
+		srd_tp_fini(&ep->tp);
+		ep->wire->ops->close(ep->wire);
+	}
+	ep->wire = wire;
+	ret = srd_tp_init(&ep->tp, wire, &cfg, &srd_ep_tp_ops, ep);
+	if (ret)
+		return ret;
+	ep->src_addr = wire->addr;
+	ep->pkt_payload_max = (wire->mtu - (uint32_t)srd_pke_rtm_hdr_len()) &
+			      ~7u;
+	return 0;
+}
+
+static int ep_init_pools(struct srd_ep *ep)
+{
+	uint32_t tx = round_chunk(ep->tx_size);
+	uint32_t rx = round_chunk(ep->rx_size + SRD_UNEXP_ENTRIES);
+	uint32_t pkes = round_chunk(4 * ep->tx_size + 1024);
+	int ret;
+
+	ret = srd_pool_init(&ep->txe_pool, sizeof(struct srd_txe),
+			    SRD_POOL_CHUNK, tx);
+	if (!ret)
+		ret = srd_pool_init(&ep->rxe_pool, sizeof(struct srd_rxe),
+				    SRD_POOL_CHUNK, rx);
+	if (!ret)
+		ret = srd_pool_init(&ep->pke_pool, sizeof(struct srd_pke),
+				    SRD_POOL_CHUNK, pkes);
+	if (!ret)
+		ret = srd_hmap_init(&ep->inprog, 256);
+	return ret;
+}
+
+static void ep_init_attrs(struct srd_ep *ep, const struct fi_info *info)
+{
+	ep->caps = info->caps;
+	ep->tx_size = info->tx_attr ? info->tx_attr->size : SRD_TX_SIZE_DEFAULT;
+	ep->rx_size = info->rx_attr ? info->rx_attr->size : SRD_RX_SIZE_DEFAULT;
+	ep->tx_op_flags = info->tx_attr ? info->tx_attr->op_flags : 0;
+	ep->rx_op_flags = info->rx_attr ? info->rx_attr->op_flags : 0;
+	ep->inject_size = info->tx_attr && info->tx_attr->inject_size &&
+			  info->tx_attr->inject_size < srd_params.inject_size ?
+			  info->tx_attr->inject_size : srd_params.inject_size;
+	if (!ep->tx_size || ep->tx_size > SRD_SIZE_MAX)
+		ep->tx_size = SRD_TX_SIZE_DEFAULT;
+	if (!ep->rx_size || ep->rx_size > SRD_SIZE_MAX)
+		ep->rx_size = SRD_RX_SIZE_DEFAULT;
+	ep->min_multi_recv = SRD_MIN_MULTI_RECV_DEFAULT;
+	srd_dlist_init(&ep->tx_pending);
+	srd_dlist_init(&ep->cts_pending);
+	srd_dlist_init(&ep->posted_msg);
+	srd_dlist_init(&ep->posted_tagged);
+	srd_dlist_init(&ep->unexp_msg);
+	srd_dlist_init(&ep->unexp_tagged);
+	srd_dlist_init(&ep->dom_entry);
+}
+
+static int ep_src_addr(struct srd_ep *ep, const struct fi_info *info,
+		       union srd_wire_addr *addr)
+{
+	memset(addr, 0, sizeof(*addr));
+	if (info->src_addr && info->src_addrlen) {
+		if (info->src_addrlen > sizeof(*addr))
+			return -FI_EINVAL;
+		memcpy(addr, info->src_addr, info->src_addrlen);
+		if (!srd_wire_addr_len(addr))
+			return -FI_EINVAL;
+		return 0;
+	}
+	*addr = ep->dom->iface.addr;
+	srd_wire_addr_set_port(addr, 0);
+	return 0;
+}
+
+int srd_ep_open(struct fid_domain *domain, struct fi_info *info,
+		struct fid_ep **ep_fid, void *context)
+{
+	struct srd_domain *dom = srd_container_of(domain, struct srd_domain,
+						  domain_fid);
+	union srd_wire_addr addr;
+	struct srd_ep *ep;
+	int ret;
+
+	if (!info || !info->ep_attr || info->ep_attr->type != FI_EP_RDM)
+		return -FI_EINVAL;
+	ep = calloc(1, sizeof(*ep));
+	if (!ep)
+		return -FI_ENOMEM;
+	ep->dom = dom;
+	ep_init_attrs(ep, info);
+	ret = ep_init_pools(ep);
+	if (!ret)
+		ret = ep_src_addr(ep, info, &addr);
+	if (!ret)
+		ret = srd_ep_open_wire(ep, &addr);
+	if (ret) {
+		SRD_WARN(FI_LOG_EP_CTRL, "endpoint open failed: %s\n",
+			 fi_strerror(-ret));
+		ep_free(ep);
+		return ret;
+	}
+	ep->ep_fid.fid.fclass = FI_CLASS_EP;
+	ep->ep_fid.fid.context = context;
+	ep->ep_fid.fid.ops = &srd_ep_fi_ops;
+	ep->ep_fid.ops = &srd_ep_ops;
+	ep->ep_fid.cm = &srd_cm_ops;
+	ep->ep_fid.msg = &srd_msg_ops;
+	ep->ep_fid.tagged = &srd_tagged_ops;
+	ep->ep_fid.rma = &srd_rma_none_ops;
+	ep->ep_fid.atomic = &srd_atomic_none_ops;
+	srd_domain_lock(dom);
+	dom->refs++;
+	srd_domain_unlock(dom);
+	*ep_fid = &ep->ep_fid;
+	return 0;
+}
+
+/* --- names (fi_ops_cm) ----------------------------------------------------- */
+
+static int ep_getname(fid_t fid, void *addr, size_t *addrlen)
+{
+	struct srd_ep *ep = srd_container_of(fid, struct srd_ep, ep_fid.fid);
+	size_t len = srd_wire_addr_len(&ep->src_addr);
+	size_t given;
+
+	if (!addrlen)
+		return -FI_EINVAL;
+	given = *addrlen;
+	*addrlen = len;
+	if (!addr || given < len)
+		return -FI_ETOOSMALL;
+	memcpy(addr, &ep->src_addr, len);
+	return 0;
+}
+
+static int ep_setname(fid_t fid, void *addr, size_t addrlen)
+{
+	struct srd_ep *ep = srd_container_of(fid, struct srd_ep, ep_fid.fid);
+	union srd_wire_addr wa;
+	int ret;
+
+	if (!addr || !addrlen || addrlen > sizeof(wa))
+		return -FI_EINVAL;
+	memset(&wa, 0, sizeof(wa));
+	memcpy(&wa, addr, addrlen);
+	if (srd_wire_addr_len(&wa) != addrlen)
+		return -FI_EINVAL;
+	if (ep->enabled)
+		return -FI_EOPBADSTATE;
+	srd_domain_lock(ep->dom);
+	ret = srd_ep_open_wire(ep, &wa);
+	srd_domain_unlock(ep->dom);
+	return ret;
+}
+
+static int ep_no_getpeer(struct fid_ep *ep, void *addr, size_t *addrlen)
+{
+	return -FI_ENOSYS;
+}
+
+static int ep_no_connect(struct fid_ep *ep, const void *addr,
+			 const void *param, size_t paramlen)
+{
+	return -FI_ENOSYS;
+}
+
+static int ep_no_listen(struct fid_pep *pep)
+{
+	return -FI_ENOSYS;
+}
+
+static int ep_no_accept(struct fid_ep *ep, const void *param, size_t paramlen)
+{
+	return -FI_ENOSYS;
+}
+
+static int ep_no_reject(struct fid_pep *pep, fid_t handle, const void *param,
+			size_t paramlen)
+{
+	return -FI_ENOSYS;
+}
+
+static int ep_no_shutdown(struct fid_ep *ep, uint64_t flags)
+{
+	return -FI_ENOSYS;
+}
+
+static int ep_no_join(struct fid_ep *ep, const void *addr, uint64_t flags,
+		      struct fid_mc **mc, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+struct fi_ops_cm srd_cm_ops = {
+	.size = sizeof(struct fi_ops_cm),
+	.setname = ep_setname,
+	.getname = ep_getname,
+	.getpeer = ep_no_getpeer,
+	.connect = ep_no_connect,
+	.listen = ep_no_listen,
+	.accept = ep_no_accept,
+	.reject = ep_no_reject,
+	.shutdown = ep_no_shutdown,
+	.join = ep_no_join,
+};

@@ -1,0 +1,124 @@
+/*
+ * srd_mr.c: memory registration.  Keys are provider keys drawn from the
+ * kernel's entropy, so no key can be guessed from another; the domain
+ * maps key -> region for the RMA target's checks.  Registration pins
+ * nothing: sockets read and write user memory directly.
+ * It must not touch endpoints.
+ */
+#include "config.h"
+#include "srd.h"
+#include "srd_rng.h"
+
+#include <stdlib.h>
+
+#define SRD_MR_ACCESS_ALL (FI_SEND | FI_RECV | FI_READ | FI_WRITE | \
+			   FI_REMOTE_READ | FI_REMOTE_WRITE)
+
+static int mr_close(struct fid *fid)
+{
+	struct srd_mr *mr = srd_container_of(fid, struct srd_mr, mr_fid.fid);
+	struct srd_domain *dom = mr->dom;
+
+	srd_domain_lock(dom);
+	srd_hmap_remove(&dom->mr_map, &mr->hnode);
+	dom->refs--;
+	srd_domain_unlock(dom);
+	free(mr);
+	return 0;
+}
+
+static int mr_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
+{
+	/* FI_MR_ENDPOINT is not required, so there is nothing to bind. */
+	return -FI_ENOSYS;
+}
+
+static struct fi_ops srd_mr_fi_ops = {
+	.size = sizeof(struct fi_ops),
+	.close = mr_close,
+	.bind = mr_bind,
+	.control = srd_no_control,
+	.ops_open = srd_no_ops_open,
+};
+
+static uint64_t mr_new_key(struct srd_domain *dom)
+{
+	uint64_t key;
+
+	do {
+		key = srd_random_u64();
+	} while (srd_hmap_find(&dom->mr_map, key));
+	return key;
+}
+
+static int mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
+		      uint64_t flags, struct fid_mr **mr_fid)
+{
+	struct srd_domain *dom = srd_container_of(fid, struct srd_domain,
+						  domain_fid.fid);
+	struct srd_mr *mr;
+
+	if (fid->fclass != FI_CLASS_DOMAIN || !attr || !mr_fid)
+		return -FI_EINVAL;
+	if (attr->iov_count > SRD_IOV_LIMIT || (attr->iov_count && !attr->mr_iov))
+		return -FI_EINVAL;
+	if (attr->access & ~SRD_MR_ACCESS_ALL)
+		return -FI_EINVAL;
+	if (flags)
+		return -FI_EBADFLAGS;
+	if (attr->iface != FI_HMEM_SYSTEM)
+		return -FI_ENOSYS;
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return -FI_ENOMEM;
+	mr->dom = dom;
+	mr->access = attr->access;
+	mr->iov_count = attr->iov_count;
+	for (size_t i = 0; i < attr->iov_count; i++)
+		mr->iov[i] = attr->mr_iov[i];
+	mr->mr_fid.fid.fclass = FI_CLASS_MR;
+	mr->mr_fid.fid.context = attr->context;
+	mr->mr_fid.fid.ops = &srd_mr_fi_ops;
+	mr->mr_fid.mem_desc = mr;
+	srd_domain_lock(dom);
+	mr->mr_fid.key = mr_new_key(dom);
+	srd_hmap_insert(&dom->mr_map, &mr->hnode, mr->mr_fid.key);
+	dom->refs++;
+	srd_domain_unlock(dom);
+	*mr_fid = &mr->mr_fid;
+	return 0;
+}
+
+static int mr_regv(struct fid *fid, const struct iovec *iov, size_t count,
+		   uint64_t access, uint64_t offset, uint64_t requested_key,
+		   uint64_t flags, struct fid_mr **mr, void *context)
+{
+	struct fi_mr_attr attr = {
+		.mr_iov = iov,
+		.iov_count = count,
+		.access = access,
+		.offset = offset,
+		.requested_key = requested_key,
+		.context = context,
+		.iface = FI_HMEM_SYSTEM,
+	};
+
+	return mr_regattr(fid, &attr, flags, mr);
+}
+
+int srd_mr_reg(struct fid *fid, const void *buf, size_t len, uint64_t access,
+	       uint64_t offset, uint64_t requested_key, uint64_t flags,
+	       struct fid_mr **mr, void *context)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	return mr_regv(fid, &iov, 1, access, offset, requested_key, flags, mr,
+		       context);
+}
+
+struct fi_ops_mr srd_mr_ops = {
+	.size = sizeof(struct fi_ops_mr),
+	.reg = srd_mr_reg,
+	.regv = mr_regv,
+	.regattr = mr_regattr,
+};

@@ -1,0 +1,280 @@
+/*
+ * srd_txe.c: send operations: posting (checks, inject copies, protocol
+ * choice), turning an operation into packets as packet entries and the
+ * transport's window allow, rendezvous credit, and completion.
+ * It owns txes and the packet entries it creates; it must not touch
+ * receive state or the transport's internals.
+ */
+#include "config.h"
+#include "srd_msgl.h"
+
+#include <stdlib.h>
+
+static bool txe_wants_comp(const struct srd_ep *ep, uint64_t flags)
+{
+	if (flags & FI_INJECT)
+		return false;
+	return !ep->tx_selective || (flags & FI_COMPLETION);
+}
+
+static uint64_t txe_comp_flags(const struct srd_txe *txe)
+{
+	return FI_SEND | (txe->flags & FI_TAGGED ? FI_TAGGED : FI_MSG);
+}
+
+static void txe_report(struct srd_ep *ep, struct srd_txe *txe)
+{
+	if (txe->completed)
+		return;
+	txe->completed = true;
+	if (txe_wants_comp(ep, txe->flags))
+		srd_cq_write(ep->tx_cq, txe->context, txe_comp_flags(txe), 0,
+			     NULL, 0, 0, FI_ADDR_NOTAVAIL);
+	srd_ep_cntr_inc(ep, SRD_CNTR_SEND, 0);
+}
+
+static void txe_report_err(struct srd_ep *ep, struct srd_txe *txe)
+{
+	if (txe->completed) {
+		SRD_WARN(FI_LOG_EP_DATA, "send failed after inject "
+			 "completion: %s\n", fi_strerror(-txe->err));
+		return;
+	}
+	txe->completed = true;
+	srd_cq_write_err(ep->tx_cq, txe->context, txe_comp_flags(txe),
+			 -txe->err, txe->err, txe->total_len, 0, 0, txe->tag,
+			 FI_ADDR_NOTAVAIL);
+	srd_ep_cntr_inc(ep, SRD_CNTR_SEND, txe->err);
+}
+
+void srd_txe_release(struct srd_ep *ep, struct srd_txe *txe)
+{
+	if (txe->stalled)
+		srd_dlist_remove(&txe->entry);
+	srd_dlist_remove(&txe->peer_entry);
+	free(txe->bounce);
+	srd_pool_put(&ep->txe_pool, txe);
+}
+
+static void txe_finish(struct srd_ep *ep, struct srd_txe *txe)
+{
+	txe->state = SRD_TXE_DONE;
+	if (txe->err)
+		txe_report_err(ep, txe);
+	else
+		txe_report(ep, txe);
+	srd_txe_release(ep, txe);
+}
+
+static bool txe_all_sent(const struct srd_txe *txe)
+{
+	return txe->first_sent && txe->next_off == txe->total_len;
+}
+
+static uint8_t txe_proto(const struct srd_ep *ep, uint64_t len)
+{
+	if (len <= ep->pkt_payload_max)
+		return SRD_PKT_EAGER;
+	if (len <= srd_params.eager_max)
+		return SRD_PKT_MEDIUM;
+	return SRD_PKT_RTS;
+}
+
+static void txe_stall(struct srd_ep *ep, struct srd_txe *txe)
+{
+	if (!txe->stalled) {
+		txe->stalled = true;
+		srd_dlist_insert_tail(&ep->tx_pending, &txe->entry);
+	}
+}
+
+/* Produces the next packet of txe, or returns false when it has none to
+ * send now (all sent, or waiting for rendezvous credit). */
+static bool txe_next_pkt(struct srd_ep *ep, struct srd_txe *txe,
+			 struct srd_pke *pke)
+{
+	if (!txe->first_sent) {
+		srd_pke_rtm_init(ep, txe, pke, txe->proto);
+		txe->first_sent = true;
+		return true;
+	}
+	if (txe->proto == SRD_PKT_RTS)
+		srd_pke_data_init(ep, txe, pke);
+	else
+		srd_pke_rtm_init(ep, txe, pke, SRD_PKT_MEDIUM);
+	return true;
+}
+
+static bool txe_has_work(const struct srd_txe *txe)
+{
+	if (txe->err || txe->state == SRD_TXE_DONE)
+		return false;
+	if (!txe->first_sent)
+		return true;
+	if (txe->next_off == txe->total_len)
+		return false;
+	return txe->proto != SRD_PKT_RTS || txe->next_off < txe->credit_end;
+}
+
+void srd_txe_push(struct srd_ep *ep, struct srd_txe *txe)
+{
+	struct srd_pke *pke;
+
+	while (txe_has_work(txe)) {
+		pke = srd_pool_get(&ep->pke_pool);
+		if (!pke) {
+			txe_stall(ep, txe);
+			return;
+		}
+		pke->txe = txe;
+		txe_next_pkt(ep, txe, pke);
+		txe->pkts_out++;
+		srd_tp_send(&ep->tp, &txe->peer->tp, &pke->tp);
+	}
+	if (txe->proto == SRD_PKT_RTS && txe->first_sent && !txe_all_sent(txe))
+		txe->state = SRD_TXE_WAIT_CTS;
+}
+
+void srd_txe_push_pending(struct srd_ep *ep)
+{
+	struct srd_dlist *e;
+
+	while ((e = srd_dlist_pop_head(&ep->tx_pending))) {
+		struct srd_txe *txe = srd_container_of(e, struct srd_txe, entry);
+
+		txe->stalled = false;
+		srd_txe_push(ep, txe);
+		if (txe->stalled)
+			return;	/* out of packet entries again */
+	}
+}
+
+void srd_txe_pkt_done(struct srd_ep *ep, struct srd_pke *pke, int err)
+{
+	struct srd_txe *txe = pke->txe;
+
+	srd_pool_put(&ep->pke_pool, pke);
+	txe->pkts_out--;
+	if (err && !txe->err)
+		txe->err = err;
+	if (!txe->pkts_out && (txe->err || txe_all_sent(txe)))
+		txe_finish(ep, txe);
+}
+
+void srd_txe_handle_cts(struct srd_ep *ep, struct srd_peer *peer,
+			const struct srd_cts_hdr *cts)
+{
+	struct srd_txe *txe = srd_pool_lookup(&ep->txe_pool, cts->tx_id);
+	uint64_t credit;
+
+	if (!txe || txe->peer != peer || txe->proto != SRD_PKT_RTS ||
+	    txe->state == SRD_TXE_DONE) {
+		ep->rx_drop_malformed++;
+		return;
+	}
+	credit = cts->credit_end < txe->total_len ? cts->credit_end :
+						    txe->total_len;
+	txe->rx_id = cts->rx_id;
+	if (credit > txe->credit_end)
+		txe->credit_end = credit;
+	txe->state = SRD_TXE_SENDING;
+	if (!txe->stalled)
+		srd_txe_push(ep, txe);
+}
+
+/* Fails the peer's sends that have no packet left to fail them. */
+void srd_txe_peer_failed(struct srd_ep *ep, struct srd_peer *peer, int err)
+{
+	struct srd_dlist *e, *tmp;
+
+	srd_dlist_foreach_safe(&peer->txes, e, tmp) {
+		struct srd_txe *txe =
+			srd_container_of(e, struct srd_txe, peer_entry);
+
+		if (!txe->err)
+			txe->err = err;
+		if (!txe->pkts_out)
+			txe_finish(ep, txe);
+	}
+	peer->tx_msg_id = 0;
+}
+
+static int txe_fill(struct srd_ep *ep, struct srd_txe *txe,
+		    const struct fi_msg_tagged *msg, uint64_t flags)
+{
+	txe->ep = ep;
+	txe->flags = flags;
+	txe->tag = msg->tag;
+	txe->data = msg->data;
+	txe->context = msg->context;
+	txe->addr = msg->addr;
+	txe->iov_count = msg->iov_count;
+	for (size_t i = 0; i < msg->iov_count; i++)
+		txe->iov[i] = msg->msg_iov[i];
+	txe->total_len = srd_iov_len(txe->iov, txe->iov_count);
+	if (!(flags & (FI_INJECT | FI_INJECT_COMPLETE)) ||
+	    txe->total_len > ep->inject_size)
+		return 0;
+	/* The caller may reuse its buffer as soon as we return. */
+	txe->bounce = malloc(txe->total_len ? txe->total_len : 1);
+	if (!txe->bounce)
+		return -FI_ENOMEM;
+	srd_iov_copy_from(txe->bounce, txe->iov, txe->iov_count, 0,
+			  txe->total_len);
+	txe->iov[0].iov_base = txe->bounce;
+	txe->iov[0].iov_len = txe->total_len;
+	txe->iov_count = 1;
+	return 0;
+}
+
+static int txe_check(struct srd_ep *ep, const struct fi_msg_tagged *msg,
+		     uint64_t flags)
+{
+	uint64_t len;
+
+	if (!ep->enabled)
+		return -FI_EOPBADSTATE;
+	if (msg->iov_count > SRD_IOV_LIMIT || (msg->iov_count && !msg->msg_iov))
+		return -FI_EINVAL;
+	len = srd_iov_len(msg->msg_iov, msg->iov_count);
+	if (len > SRD_MAX_MSG_SIZE)
+		return -FI_EMSGSIZE;
+	if ((flags & FI_INJECT) && len > ep->inject_size)
+		return -FI_EMSGSIZE;
+	return 0;
+}
+
+ssize_t srd_txe_post(struct srd_ep *ep, const struct fi_msg_tagged *msg,
+		     uint64_t flags, bool tagged)
+{
+	struct srd_peer *peer;
+	struct srd_txe *txe;
+	int ret = txe_check(ep, msg, flags);
+
+	if (ret)
+		return ret;
+	peer = srd_ep_peer(ep, msg->addr);
+	if (!peer)
+		return -FI_EINVAL;
+	txe = srd_pool_get(&ep->txe_pool);
+	if (!txe)
+		return -FI_EAGAIN;
+	ret = txe_fill(ep, txe, msg, flags | (tagged ? FI_TAGGED : FI_MSG));
+	if (ret) {
+		srd_pool_put(&ep->txe_pool, txe);
+		return ret;
+	}
+	txe->peer = peer;
+	txe->proto = txe_proto(ep, txe->total_len);
+	txe->msg_id = peer->tx_msg_id++;
+	srd_dlist_init(&txe->entry);
+	srd_dlist_insert_tail(&peer->txes, &txe->peer_entry);
+	if (txe->bounce && (flags & FI_INJECT_COMPLETE))
+		txe_report(ep, txe);
+	else if (flags & FI_INJECT)
+		txe->completed = true;	/* no completion, counted below */
+	if (flags & FI_INJECT)
+		srd_ep_cntr_inc(ep, SRD_CNTR_SEND, 0);
+	srd_txe_push(ep, txe);
+	return 0;
+}

@@ -1,0 +1,101 @@
+/*
+ * srd_wait.c: sleeping without spinning: an epoll set (wire sockets plus
+ * an eventfd for signals) and a wait with a nanosecond deadline, so that a
+ * thread in fi_cq_sread wakes for packets, for fi_cq_signal and for the
+ * transport's next timer, whichever comes first.  Owns its two fds only.
+ */
+#include "config.h"
+#include "srd.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+int srd_wait_init(struct srd_wait *wait)
+{
+	wait->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (wait->epfd < 0)
+		return -errno;
+	wait->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (wait->efd < 0 || srd_wait_add_fd(wait, wait->efd)) {
+		int ret = -errno;
+
+		srd_wait_fini(wait);
+		return ret ? ret : -FI_EOTHER;
+	}
+	return 0;
+}
+
+void srd_wait_fini(struct srd_wait *wait)
+{
+	if (wait->efd >= 0)
+		close(wait->efd);
+	if (wait->epfd >= 0)
+		close(wait->epfd);
+	wait->efd = wait->epfd = -1;
+}
+
+int srd_wait_add_fd(struct srd_wait *wait, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	if (fd < 0)
+		return 0;
+	if (epoll_ctl(wait->epfd, EPOLL_CTL_ADD, fd, &ev) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+void srd_wait_del_fd(struct srd_wait *wait, int fd)
+{
+	if (fd >= 0)
+		epoll_ctl(wait->epfd, EPOLL_CTL_DEL, fd, NULL);
+}
+
+void srd_wait_signal(struct srd_wait *wait)
+{
+	uint64_t one = 1;
+
+	if (write(wait->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		SRD_WARN(FI_LOG_CQ, "eventfd write failed\n");
+}
+
+void srd_wait_drain(struct srd_wait *wait)
+{
+	uint64_t v;
+
+	while (read(wait->efd, &v, sizeof(v)) > 0)
+		;
+}
+
+uint64_t srd_wait_deadline_ms(int timeout_ms)
+{
+	if (timeout_ms < 0)
+		return UINT64_MAX;
+	return srd_clock_now_ns() + (uint64_t)timeout_ms * SRD_NS_PER_MS;
+}
+
+int srd_wait_until(int epfd, uint64_t deadline_ns)
+{
+	struct epoll_event ev[4];
+	struct timespec ts, *tsp = NULL;
+	uint64_t now = srd_clock_now_ns();
+	int n;
+
+	if (deadline_ns != UINT64_MAX) {
+		uint64_t left = deadline_ns > now ? deadline_ns - now : 0;
+
+		ts.tv_sec = (time_t)(left / SRD_NS_PER_S);
+		ts.tv_nsec = (long)(left % SRD_NS_PER_S);
+		tsp = &ts;
+	}
+#ifdef HAVE_EPOLL_PWAIT2
+	n = epoll_pwait2(epfd, ev, 4, tsp, NULL);
+#else
+	n = epoll_wait(epfd, ev, 4, tsp ? (int)((tsp->tv_sec * 1000) +
+		       (tsp->tv_nsec + 999999) / 1000000) : -1);
+#endif
+	return n < 0 ? (errno == EINTR ? 1 : -errno) : n;
+}
