@@ -40,10 +40,11 @@ for tool in ip nft timeout; do
 	command -v "$tool" >/dev/null || { echo "SKIP: $tool not found"; exit 77; }
 done
 
-# in-tree build: ../; installed: $prefix/share/PKG -> $prefix/bin; $PATH
+# in-tree build: ../; build dir build/: ../../build/fabtests;
+# installed: $prefix/share/PKG -> $prefix/bin; else $PATH
 bindir=${SFT_BINDIR:-}
 if [ -z "$bindir" ]; then
-	for d in "$here/.." "$here/../../bin" \
+	for d in "$here/.." "$here/../../build/fabtests" "$here/../../bin" \
 		 "$(dirname "$(command -v sft_bw 2>/dev/null || echo .)")"; do
 		[ -x "$d/sft_bw" ] && { bindir=$(cd "$d" && pwd); break; }
 	done
@@ -71,7 +72,7 @@ ip netns exec "$ns" nft -f - <<EOF || exit 1
 table inet sftloss {
 	chain lossy {
 		type filter hook output priority 0; policy accept;
-		meta l4proto udp numgen random mod 100 < $loss counter drop
+		oifname "lo" meta l4proto udp numgen random mod 100 < $loss counter drop
 	}
 }
 EOF

@@ -47,12 +47,13 @@ port_busy() {
 # Hand out ports from a shared counter (under flock) in 20000-31999,
 # skipping any that something already listens on.
 pick_port() {
-	local cnt="${TMPDIR:-/tmp}/sft_pair.port.$(id -u)" p i
+	local cnt p
+	cnt="${TMPDIR:-/tmp}/sft_pair.port.$(id -u)"
 	exec 9>>"$cnt.lock"
 	flock -w 10 9 || true
 	p=$(cat "$cnt" 2>/dev/null)
 	case "$p" in ''|*[!0-9]*) p=$((20000 + ($$ * 7 + RANDOM) % 12000)) ;; esac
-	for i in $(seq 1 200); do
+	for _ in $(seq 1 200); do
 		p=$((p + 1))
 		[ "$p" -ge 32000 ] && p=20000
 		port_busy "$p" || break
@@ -68,7 +69,7 @@ timeout -k 5 "$tmo" "$@" -s -P "$port" >"$tmpdir/server" 2>&1 &
 srv_pid=$!
 
 # Wait (at most 15 s) until the server listens on the OOB port.
-for i in $(seq 1 150); do
+for _ in $(seq 1 150); do
 	port_busy "$port" && break
 	kill -0 "$srv_pid" 2>/dev/null || break
 	sleep 0.1

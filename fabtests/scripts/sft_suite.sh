@@ -40,10 +40,11 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$prov" ] || usage
 
-# in-tree build: ../; installed: $prefix/share/PKG -> $prefix/bin; $PATH
+# in-tree build: ../; build dir build/: ../../build/fabtests;
+# installed: $prefix/share/PKG -> $prefix/bin; else $PATH
 bindir=${SFT_BINDIR:-}
 if [ -z "$bindir" ]; then
-	for d in "$here/.." "$here/../../bin" \
+	for d in "$here/.." "$here/../../build/fabtests" "$here/../../bin" \
 		 "$(dirname "$(command -v sft_pingpong 2>/dev/null || echo .)")"; do
 		[ -x "$d/sft_pingpong" ] && { bindir=$(cd "$d" && pwd); break; }
 	done
@@ -62,16 +63,16 @@ export FI_NET_IFACE=${FI_NET_IFACE:-lo}
 
 if [ "$quick" = 1 ]; then
 	tmo=${tmo:-60}
-	pp_args=(-S 0,1,64,4k,64k,1m -I 5)
-	bw_msg_args=(-S 4k,1m -I 2)
-	bw_tag_args=(-S 64,256k -I 2)
+	pp_args=(-S "0,1,64,4k,64k,1m" -I 5)
+	bw_msg_args=(-S "4k,1m" -I 2)
+	bw_tag_args=(-S "64,256k" -I 2)
 	ux_args=(-I 12)
 	mr_args=(-I 200)
 else
 	tmo=${tmo:-120}
-	pp_args=(-S all -I 10)
-	bw_msg_args=(-S 64,4k,64k,1m,64m -I 4)
-	bw_tag_args=(-S 1,4k,256k,4m -I 4)
+	pp_args=(-S "all" -I 10)
+	bw_msg_args=(-S "64,4k,64k,1m,64m" -I 4)
+	bw_tag_args=(-S "1,4k,256k,4m" -I 4)
 	ux_args=(-I 24)
 	mr_args=(-I 500)
 fi

@@ -41,14 +41,25 @@ static struct fi_ops srd_mr_fi_ops = {
 	.ops_open = srd_no_ops_open,
 };
 
-static uint64_t mr_new_key(struct srd_domain *dom)
+/* Provider keys (FI_MR_PROV_KEY, or FI_MR_BASIC before API 1.5) come
+ * from the kernel's entropy; otherwise the application's key is used and
+ * must be unique in the domain. */
+static int mr_new_key(struct srd_domain *dom, uint64_t requested,
+		      uint64_t *key)
 {
-	uint64_t key;
+	int mode = dom->info->domain_attr->mr_mode;
+	bool prov_key = (mode & FI_MR_PROV_KEY) || mode == FI_MR_BASIC;
 
+	if (!prov_key) {
+		if (srd_hmap_find(&dom->mr_map, requested))
+			return -FI_ENOKEY;
+		*key = requested;
+		return 0;
+	}
 	do {
-		key = srd_random_u64();
-	} while (srd_hmap_find(&dom->mr_map, key));
-	return key;
+		*key = srd_random_u64();
+	} while (srd_hmap_find(&dom->mr_map, *key));
+	return 0;
 }
 
 static int mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
@@ -57,6 +68,7 @@ static int mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
 	struct srd_domain *dom = srd_container_of(fid, struct srd_domain,
 						  domain_fid.fid);
 	struct srd_mr *mr;
+	int ret;
 
 	if (fid->fclass != FI_CLASS_DOMAIN || !attr || !mr_fid)
 		return -FI_EINVAL;
@@ -81,7 +93,12 @@ static int mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
 	mr->mr_fid.fid.ops = &srd_mr_fi_ops;
 	mr->mr_fid.mem_desc = mr;
 	srd_domain_lock(dom);
-	mr->mr_fid.key = mr_new_key(dom);
+	ret = mr_new_key(dom, attr->requested_key, &mr->mr_fid.key);
+	if (ret) {
+		srd_domain_unlock(dom);
+		free(mr);
+		return ret;
+	}
 	srd_hmap_insert(&dom->mr_map, &mr->hnode, mr->mr_fid.key);
 	dom->refs++;
 	srd_domain_unlock(dom);

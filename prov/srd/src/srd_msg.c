@@ -105,7 +105,8 @@ static ssize_t msg_sendmsg(struct fid_ep *ep_fid, const struct fi_msg *m,
 		.context = m->context, .data = m->data,
 	};
 
-	return srd_generic_send(srd_ep_of(ep_fid), &msg, flags, false);
+	return srd_generic_send(srd_ep_of(ep_fid), &msg,
+				flags & ~SRD_OP_NO_COMP, false);
 }
 
 static ssize_t msg_inject(struct fid_ep *ep_fid, const void *buf, size_t len,
@@ -116,7 +117,8 @@ static ssize_t msg_inject(struct fid_ep *ep_fid, const void *buf, size_t len,
 		.msg_iov = &iov, .iov_count = 1, .addr = dest,
 	};
 
-	return srd_generic_send(srd_ep_of(ep_fid), &msg, FI_INJECT, false);
+	return srd_generic_send(srd_ep_of(ep_fid), &msg,
+				FI_INJECT | SRD_OP_NO_COMP, false);
 }
 
 static ssize_t msg_senddata(struct fid_ep *ep_fid, const void *buf,
@@ -143,7 +145,8 @@ static ssize_t msg_injectdata(struct fid_ep *ep_fid, const void *buf,
 	};
 
 	return srd_generic_send(srd_ep_of(ep_fid), &msg,
-				FI_INJECT | FI_REMOTE_CQ_DATA, false);
+				FI_INJECT | SRD_OP_NO_COMP |
+				FI_REMOTE_CQ_DATA, false);
 }
 
 struct fi_ops_msg srd_msg_ops = {

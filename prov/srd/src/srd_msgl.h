@@ -112,6 +112,10 @@ static inline struct srd_pke *srd_pke_of(struct srd_tp_pkt *pkt)
 	return srd_container_of(pkt, struct srd_pke, tp);
 }
 
+/* fi_inject*: no completion at all.  A bit no FI_* operation flag uses;
+ * the sendmsg shims clear it from what the caller passes. */
+#define SRD_OP_NO_COMP		(1ULL << 7)
+
 /* srd_msg.c: the generic posts every API shim calls */
 ssize_t srd_generic_send(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 			 uint64_t flags, bool tagged);

@@ -68,7 +68,8 @@ static ssize_t tagged_sendv(struct fid_ep *ep_fid, const struct iovec *iov,
 static ssize_t tagged_sendmsg(struct fid_ep *ep_fid,
 			      const struct fi_msg_tagged *msg, uint64_t flags)
 {
-	return srd_generic_send(srd_ep_of(ep_fid), msg, flags, true);
+	return srd_generic_send(srd_ep_of(ep_fid), msg,
+				flags & ~SRD_OP_NO_COMP, true);
 }
 
 static ssize_t tagged_inject(struct fid_ep *ep_fid, const void *buf,
@@ -79,7 +80,8 @@ static ssize_t tagged_inject(struct fid_ep *ep_fid, const void *buf,
 		.msg_iov = &iov, .iov_count = 1, .addr = dest, .tag = tag,
 	};
 
-	return srd_generic_send(srd_ep_of(ep_fid), &msg, FI_INJECT, true);
+	return srd_generic_send(srd_ep_of(ep_fid), &msg,
+				FI_INJECT | SRD_OP_NO_COMP, true);
 }
 
 static ssize_t tagged_senddata(struct fid_ep *ep_fid, const void *buf,
@@ -108,7 +110,8 @@ static ssize_t tagged_injectdata(struct fid_ep *ep_fid, const void *buf,
 	};
 
 	return srd_generic_send(srd_ep_of(ep_fid), &msg,
-				FI_INJECT | FI_REMOTE_CQ_DATA, true);
+				FI_INJECT | SRD_OP_NO_COMP |
+				FI_REMOTE_CQ_DATA, true);
 }
 
 struct fi_ops_tagged srd_tagged_ops = {

@@ -16,7 +16,6 @@
 #include "srd_rng.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,8 +139,6 @@ void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err)
 {
 	struct srd_dlist *e;
 
-	if (getenv("SRD_DEBUG_RTO"))
-		fprintf(stderr, "PEER FAIL err %d state %d una %u next %u\n", err, peer->tx_state, peer->tx_una, peer->tx_next_psn);
 	peer->tx_state = SRD_TP_TX_IDLE;
 	tp->cnt.peers_failed++;
 	while ((e = srd_dlist_pop_head(&peer->tx_inflight_list)) ||

@@ -9,8 +9,6 @@
 #include "srd_tp.h"
 
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 static inline bool tp_window_open(const struct srd_tp_peer *peer,
 				  const struct srd_tp_pkt *pkt)
@@ -126,15 +124,12 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 		if ((pkt->sent_ns > peer->ack_progress_ns ? pkt->sent_ns :
 		     peer->ack_progress_ns) + peer->rto_ns > now)
 			break;
-		if (now - pkt->first_sent_ns >= tp->cfg.peer_timeout_ns) {
-			if (getenv("SRD_DEBUG_RTO"))
-				fprintf(stderr, "TIMEOUT now %lu first %lu sent %lu retries %u psn %u\n", now, pkt->first_sent_ns, pkt->sent_ns, pkt->retries, pkt->psn);
+		if (now > pkt->first_sent_ns &&
+		    now - pkt->first_sent_ns >= tp->cfg.peer_timeout_ns) {
 			srd_tp_peer_fail(tp, peer, -EHOSTUNREACH);
 			return;
 		}
 		pkt->flags &= ~SRD_TP_PKT_F_FAST_RETX;
-		if (getenv("SRD_DEBUG_RTO"))
-			fprintf(stderr, "RTO psn %u type %u age %lu us rto %lu us srtt %lu una %u next %u inflight %u\n", pkt->psn, pkt->hdr[1], (now - pkt->sent_ns)/1000, peer->rto_ns/1000, peer->srtt_ns/1000, peer->tx_una, peer->tx_next_psn, peer->tx_inflight);
 		tp_retransmit(tp, peer, pkt, now);
 		tp->cnt.retx_timeout++;
 		fired = true;

@@ -12,7 +12,7 @@
 
 static bool txe_wants_comp(const struct srd_ep *ep, uint64_t flags)
 {
-	if (flags & FI_INJECT)
+	if (flags & SRD_OP_NO_COMP)
 		return false;
 	return !ep->tx_selective || (flags & FI_COMPLETION);
 }
@@ -269,12 +269,10 @@ ssize_t srd_txe_post(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 	txe->msg_id = peer->tx_msg_id++;
 	srd_dlist_init(&txe->entry);
 	srd_dlist_insert_tail(&peer->txes, &txe->peer_entry);
-	if (txe->bounce && (flags & FI_INJECT_COMPLETE))
+	/* The buffer is ours now: complete at once when that is all the
+	 * caller asked; fi_inject* counts but never completes. */
+	if (txe->bounce && (flags & (FI_INJECT_COMPLETE | SRD_OP_NO_COMP)))
 		txe_report(ep, txe);
-	else if (flags & FI_INJECT)
-		txe->completed = true;	/* no completion, counted below */
-	if (flags & FI_INJECT)
-		srd_ep_cntr_inc(ep, SRD_CNTR_SEND, 0);
 	srd_txe_push(ep, txe);
 	return 0;
 }
