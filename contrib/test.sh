@@ -1,0 +1,111 @@
+#!/bin/bash
+# test.sh: the whole test suite, as CI runs it (.ci/run), from a fresh
+# Debian 12 machine: installs what it needs, builds, then runs
+#   1. unit tests (Criterion) and the sft suite over srd on loopback
+#      ("make check"),
+#   2. the unit tests and the quick sft suite again under AddressSanitizer
+#      + UndefinedBehaviorSanitizer,
+#   3. Debian's fi_pingpong over srd (msg and tagged, -c, -S all),
+#   4. the loss test: 5 % UDP loss inside a network namespace (root only).
+# --full adds the sft suite against tcp;ofi_rxm (proof the tests test the
+# API) and a longer loss run.  Every stage prints its time; the last line
+# counts stages: "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+top=$PWD
+full=0
+[ "${1:-}" = "--full" ] && full=1
+export FI_SRD_IFACE=lo FI_TCP_IFACE=lo FI_NET_IFACE=lo
+jobs=$(nproc 2>/dev/null || echo 2)
+passed=0 failed=0 failures=()
+
+stage() {
+	local name=$1 start rc
+	shift
+	echo "=== $name"
+	start=$(date +%s)
+	"$@"
+	rc=$?
+	echo "=== $name: $([ $rc -eq 0 ] && echo PASS || echo FAIL)" \
+	     "($(( $(date +%s) - start ))s)"
+	if [ $rc -eq 0 ]; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		failures+=("$name")
+	fi
+	return $rc
+}
+
+build() {	# build DIR [configure args]
+	local dir=$1
+	shift
+	mkdir -p "$dir" && cd "$dir" &&
+	"$top/configure" -q "$@" >/dev/null &&
+	make -s -j"$jobs" 2>&1 | grep -v "^libtool: " ;
+	local rc=${PIPESTATUS[0]}
+	cd "$top"
+	return "$rc"
+}
+
+check() {	# check DIR [make check args]
+	local dir=$1
+	shift
+	make -C "$dir" -s -j1 check "$@" ||
+		{ cat "$dir"/test-suite.log 2>/dev/null | tail -80; return 1; }
+}
+
+pingpong() {	# fi_pingpong from libfabric-bin, both sides checked
+	local mode rc=0 port
+	export FI_PROVIDER_PATH=$top/build/.libs
+	for mode in msg tagged; do
+		port=$((20000 + RANDOM % 20000))
+		timeout 120 fi_pingpong -p srd -e rdm -m "$mode" -c -S all \
+			-I 20 -B "$port" >/tmp/srd-pp-server.$$ 2>&1 &
+		local srv=$!
+		sleep 0.5
+		timeout 120 fi_pingpong -p srd -e rdm -m "$mode" -c -S all \
+			-I 20 -P "$port" 127.0.0.1 >/tmp/srd-pp-client.$$ 2>&1
+		local crc=$?
+		wait $srv
+		local src=$?
+		tail -3 /tmp/srd-pp-client.$$
+		echo "fi_pingpong -m $mode: server rc=$src client rc=$crc"
+		[ $src -eq 0 ] && [ $crc -eq 0 ] || {
+			cat /tmp/srd-pp-server.$$ /tmp/srd-pp-client.$$; rc=1; }
+		rm -f /tmp/srd-pp-server.$$ /tmp/srd-pp-client.$$
+	done
+	return $rc
+}
+
+loss() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "SKIP: the loss test needs root (network namespaces)"
+		return 0
+	fi
+	FI_PROVIDER_PATH=$top/build/.libs SFT_BINDIR=$top/build/fabtests \
+		fabtests/scripts/sft_loss.sh -p srd
+}
+
+peer_suite() {
+	SFT_BINDIR=$top/build/fabtests fabtests/scripts/sft_suite.sh \
+		-p "tcp;ofi_rxm"
+}
+
+stage "install dependencies" contrib/deps.sh || exit 1
+stage "autogen" sh -c './autogen.sh >/dev/null 2>&1' || exit 1
+stage "build" build build || exit 1
+stage "make check (unit tests + sft suite over srd)" check build
+stage "build with ASan+UBSan" build build-asan --enable-sanitize &&
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	stage "sanitized unit tests + quick sft suite" check build-asan \
+		SFT_QUICK=1
+stage "fi_pingpong (Debian libfabric-bin) over srd" pingpong
+stage "loss test (5% UDP loss in a namespace)" loss
+if [ $full -eq 1 ]; then
+	stage "sft suite against tcp;ofi_rxm" peer_suite
+fi
+[ ${#failures[@]} -eq 0 ] || echo "failed stages: ${failures[*]}"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,272 @@
+/*
+ * srd_test_ep.c: the provider's objects in one process, two "hosts" as
+ * two fabrics/domains on loopback: endpoint names, options, busy close,
+ * a peer that never answers failing its send after FI_SRD_PEER_TIMEOUT,
+ * and the progress thread acking for an application that is away.
+ */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct host {
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_av *av;
+	struct fid_cq *cq;
+	struct fid_ep *ep;
+	fi_addr_t peer;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void host_open(struct host *h)
+{
+	struct fi_info *hints = fi_allocinfo();
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED,
+				      .wait_obj = FI_WAIT_UNSPEC };
+	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
+
+	setenv("FI_SRD_IFACE", "lo", 1);
+	hints->fabric_attr->prov_name = strdup("srd");
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->caps = FI_MSG | FI_TAGGED;
+	cr_assert_eq(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints,
+				&h->info), 0);
+	fi_freeinfo(hints);
+	cr_assert_eq(fi_fabric(h->info->fabric_attr, &h->fabric, NULL), 0);
+	cr_assert_eq(fi_domain(h->fabric, h->info, &h->domain, NULL), 0);
+	cr_assert_eq(fi_av_open(h->domain, &av_attr, &h->av, NULL), 0);
+	cr_assert_eq(fi_cq_open(h->domain, &cq_attr, &h->cq, NULL), 0);
+	cr_assert_eq(fi_endpoint(h->domain, h->info, &h->ep, NULL), 0);
+	cr_assert_eq(fi_ep_bind(h->ep, &h->av->fid, 0), 0);
+	cr_assert_eq(fi_ep_bind(h->ep, &h->cq->fid, FI_TRANSMIT | FI_RECV), 0);
+	cr_assert_eq(fi_enable(h->ep), 0);
+}
+
+static void host_close(struct host *h)
+{
+	cr_assert_eq(fi_close(&h->ep->fid), 0);
+	cr_assert_eq(fi_close(&h->cq->fid), 0);
+	cr_assert_eq(fi_close(&h->av->fid), 0);
+	cr_assert_eq(fi_close(&h->domain->fid), 0);
+	cr_assert_eq(fi_close(&h->fabric->fid), 0);
+	fi_freeinfo(h->info);
+}
+
+static void host_insert(struct host *h, const struct sockaddr_in *addr)
+{
+	cr_assert_eq(fi_av_insert(h->av, addr, 1, &h->peer, 0, NULL), 1);
+}
+
+static void connect_pair(struct host *a, struct host *b)
+{
+	struct sockaddr_in sa, sb;
+	size_t len = sizeof(sa);
+
+	cr_assert_eq(fi_getname(&a->ep->fid, &sa, &len), 0);
+	len = sizeof(sb);
+	cr_assert_eq(fi_getname(&b->ep->fid, &sb, &len), 0);
+	host_insert(a, &sb);
+	host_insert(b, &sa);
+}
+
+/* Reads one completion or error within limit seconds. */
+static int wait_comp(struct host *h, struct fi_cq_tagged_entry *e,
+		     struct fi_cq_err_entry *err, double limit)
+{
+	double end = now_s() + limit;
+	ssize_t ret;
+
+	while (now_s() < end) {
+		ret = fi_cq_read(h->cq, e, 1);
+		if (ret == 1)
+			return 0;
+		if (ret == -FI_EAVAIL) {
+			cr_assert_eq(fi_cq_readerr(h->cq, err, 0), 1);
+			return -(int)err->err;
+		}
+		cr_assert_eq(ret, -FI_EAGAIN);
+	}
+	return -FI_ETIMEDOUT;
+}
+
+Test(ep, getname_is_fixed_length_sockaddr)
+{
+	struct host h;
+	struct sockaddr_in sin;
+	size_t len = 1;
+
+	host_open(&h);
+	cr_assert_eq(fi_getname(&h.ep->fid, &sin, &len), -FI_ETOOSMALL);
+	cr_assert_eq(len, sizeof(sin));
+	cr_assert_eq(fi_getname(&h.ep->fid, &sin, &len), 0);
+	cr_assert_eq(sin.sin_family, AF_INET);
+	cr_assert_eq(sin.sin_addr.s_addr, htonl(INADDR_LOOPBACK));
+	cr_assert_neq(sin.sin_port, 0);
+	cr_assert_eq(fi_setname(&h.ep->fid, &sin, sizeof(sin)),
+		     -FI_EOPBADSTATE, "enabled endpoints keep their name");
+	host_close(&h);
+}
+
+Test(ep, options)
+{
+	struct host h;
+	size_t v = 4096, len = sizeof(v);
+	int bogus = 0;
+
+	host_open(&h);
+	cr_assert_eq(fi_setopt(&h.ep->fid, FI_OPT_ENDPOINT,
+			       FI_OPT_MIN_MULTI_RECV, &v, sizeof(v)), 0);
+	v = 0;
+	cr_assert_eq(fi_getopt(&h.ep->fid, FI_OPT_ENDPOINT,
+			       FI_OPT_MIN_MULTI_RECV, &v, &len), 0);
+	cr_assert_eq(v, 4096);
+	cr_assert_eq(fi_setopt(&h.ep->fid, FI_OPT_ENDPOINT, FI_OPT_CM_DATA_SIZE,
+			       &v, sizeof(v)), -FI_ENOPROTOOPT);
+	cr_assert_eq(fi_setopt(&h.ep->fid, FI_OPT_ENDPOINT,
+			       FI_OPT_FI_HMEM_P2P, &bogus, sizeof(bogus)),
+		     -FI_ENOPROTOOPT);
+	cr_assert_eq(fi_getopt(&h.ep->fid, FI_OPT_ENDPOINT, FI_OPT_TX_SIZE,
+			       &v, &len), -FI_ENOPROTOOPT);
+	cr_assert_eq(fi_setopt(&h.ep->fid, 12345, 0, &v, sizeof(v)),
+		     -FI_ENOPROTOOPT);
+	host_close(&h);
+}
+
+Test(ep, closing_objects_in_use_is_busy)
+{
+	struct host h;
+
+	host_open(&h);
+	cr_assert_eq(fi_close(&h.domain->fid), -FI_EBUSY);
+	cr_assert_eq(fi_close(&h.cq->fid), -FI_EBUSY, "bound to the ep");
+	cr_assert_eq(fi_close(&h.av->fid), -FI_EBUSY, "bound to the ep");
+	cr_assert_eq(fi_close(&h.fabric->fid), -FI_EBUSY);
+	host_close(&h);
+}
+
+Test(ep, named_av_refused)
+{
+	struct host h;
+	struct fi_av_attr attr = { .type = FI_AV_TABLE, .name = "srd-av",
+				   .flags = FI_READ };
+	struct fid_av *av;
+
+	host_open(&h);
+	cr_assert_lt(fi_av_open(h.domain, &attr, &av, NULL), 0);
+	host_close(&h);
+}
+
+Test(ep, bad_address_and_sizes_are_refused)
+{
+	struct host h;
+	char buf[8];
+
+	host_open(&h);
+	cr_assert_eq(fi_send(h.ep, buf, sizeof(buf), NULL, 12345, NULL),
+		     -FI_EINVAL);
+	cr_assert_eq(fi_inject(h.ep, buf, 1 << 20, 0), -FI_EMSGSIZE);
+	host_close(&h);
+}
+
+Test(ep, silent_peer_fails_with_error_completion, .timeout = 30)
+{
+	struct host h;
+	struct sockaddr_in nobody = { .sin_family = AF_INET,
+				      .sin_port = htons(9),
+				      .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err = { 0 };
+	char buf[64] = "hello";
+	double t0;
+
+	setenv("FI_SRD_PEER_TIMEOUT", "1500", 1);
+	host_open(&h);
+	host_insert(&h, &nobody);
+	t0 = now_s();
+	cr_assert_eq(fi_tsend(h.ep, buf, sizeof(buf), NULL, h.peer, 7, buf), 0);
+	cr_assert_eq(wait_comp(&h, &e, &err, 10), -FI_EHOSTUNREACH);
+	cr_assert_eq(err.op_context, buf);
+	cr_assert(err.flags & FI_SEND);
+	cr_assert_geq(now_s() - t0, 1.4);
+	cr_assert_lt(now_s() - t0, 5.0);
+	host_close(&h);
+}
+
+/* B's application never calls in; its progress thread must ack A's
+ * messages so that A's sends complete, and B's receive is done when B
+ * finally looks. */
+Test(ep, progress_thread_acks_for_an_absent_app, .timeout = 30)
+{
+	struct host a, b;
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	char out[1000], in[1000];
+
+	setenv("FI_SRD_PEER_TIMEOUT", "2000", 1);
+	host_open(&a);
+	host_open(&b);
+	connect_pair(&a, &b);
+	memset(out, 0x5a, sizeof(out));
+	memset(in, 0, sizeof(in));
+	cr_assert_eq(fi_trecv(b.ep, in, sizeof(in), NULL, FI_ADDR_UNSPEC, 9, 0,
+			      in), 0);
+	usleep(5000);	/* B's app is now "away" */
+	cr_assert_eq(fi_tsend(a.ep, out, sizeof(out), NULL, a.peer, 9, out), 0);
+	/* Longer than the peer timeout: without B's thread A would fail. */
+	cr_assert_eq(wait_comp(&a, &e, &err, 4), 0, "send completed: %s",
+		     fi_strerror(err.err));
+	cr_assert_eq(e.op_context, out);
+	cr_assert_eq(e.flags, FI_SEND | FI_TAGGED);
+	cr_assert_eq(wait_comp(&b, &e, &err, 1), 0);
+	cr_assert_eq(e.op_context, in);
+	cr_assert_eq(e.len, sizeof(in));
+	cr_assert_eq(e.tag, 9);
+	cr_assert_eq(memcmp(in, out, sizeof(in)), 0);
+	host_close(&a);
+	host_close(&b);
+}
+
+Test(ep, truncation_reports_etrunc, .timeout = 30)
+{
+	struct host a, b;
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err = { 0 };
+	static char out[300000], in[1000];
+
+	host_open(&a);
+	host_open(&b);
+	connect_pair(&a, &b);
+	for (size_t i = 0; i < sizeof(out); i++)
+		out[i] = (char)(i * 7);
+	cr_assert_eq(fi_recv(b.ep, in, sizeof(in), NULL, FI_ADDR_UNSPEC, in), 0);
+	cr_assert_eq(fi_send(a.ep, out, sizeof(out), NULL, a.peer, out), 0);
+	cr_assert_eq(wait_comp(&b, &e, &err, 10), -FI_ETRUNC);
+	cr_assert_eq(err.op_context, in);
+	cr_assert_eq(err.len, sizeof(in));
+	cr_assert_eq(err.olen, sizeof(out) - sizeof(in));
+	cr_assert_eq(memcmp(in, out, sizeof(in)), 0);
+	cr_assert_eq(wait_comp(&a, &e, &err, 10), 0);
+	cr_assert_eq(e.op_context, out);
+	host_close(&a);
+	host_close(&b);
+}

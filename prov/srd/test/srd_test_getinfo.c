@@ -1,0 +1,234 @@
+/*
+ * srd_test_getinfo.c: fi_getinfo through the system libfabric with the
+ * built provider (FI_PROVIDER_PATH): every hint is honoured exactly or
+ * refused with -FI_ENODATA, and the hints Open MPI's mtl ofi and
+ * aws-ofi-nccl send get a usable answer.
+ */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_errno.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct fi_info *hints;
+
+static void setup(void)
+{
+	setenv("FI_SRD_IFACE", "lo", 1);
+	hints = fi_allocinfo();
+	cr_assert_not_null(hints);
+	hints->fabric_attr->prov_name = strdup("srd");
+	hints->ep_attr->type = FI_EP_RDM;
+}
+
+static void teardown(void)
+{
+	fi_freeinfo(hints);
+}
+
+static struct fi_info *get(uint32_t version, const char *node,
+			   const char *service, uint64_t flags, int expect)
+{
+	struct fi_info *info = NULL;
+	int ret = fi_getinfo(version, node, service, flags, hints, &info);
+
+	cr_assert_eq(ret, expect, "fi_getinfo returned %d (%s), expected %d",
+		     ret, fi_strerror(-ret), expect);
+	if (!ret)
+		cr_assert_not_null(info);
+	return info;
+}
+
+TestSuite(getinfo, .init = setup, .fini = teardown);
+
+Test(getinfo, defaults_are_rdm_msg_tagged_on_lo)
+{
+	struct fi_info *info = get(FI_VERSION(1, 17), NULL, NULL, 0, 0);
+
+	for (struct fi_info *i = info; i; i = i->next) {
+		cr_assert_str_eq(i->fabric_attr->prov_name, "srd");
+		cr_assert_str_eq(i->domain_attr->name, "lo");
+		cr_assert_eq(i->ep_attr->type, FI_EP_RDM);
+		cr_assert_eq(i->caps & (FI_MSG | FI_TAGGED),
+			     FI_MSG | FI_TAGGED);
+		cr_assert_eq(i->domain_attr->threading, FI_THREAD_SAFE);
+		cr_assert_eq(i->domain_attr->av_type, FI_AV_TABLE);
+		cr_assert_eq(i->domain_attr->data_progress, FI_PROGRESS_MANUAL);
+		cr_assert_eq(i->domain_attr->resource_mgmt, FI_RM_ENABLED);
+		cr_assert_eq(i->domain_attr->mr_mode, 0);
+		cr_assert_geq(i->ep_attr->max_msg_size, 1ULL << 31);
+		cr_assert_geq(i->domain_attr->cq_data_size, 4);
+		cr_assert_eq(i->ep_attr->mem_tag_format >> 63, 1);
+		cr_assert_eq(i->mode, 0);
+		cr_assert_eq(i->tx_attr->msg_order & FI_ORDER_SAS,
+			     FI_ORDER_SAS);
+	}
+	cr_assert_str_eq(info->fabric_attr->name, "127.0.0.0/8");
+	fi_freeinfo(info);
+}
+
+Test(getinfo, unsupported_requests_get_enodata)
+{
+	hints->caps = FI_TAGGED | FI_HMEM;
+	get(FI_VERSION(1, 17), NULL, NULL, 0, -FI_ENODATA);
+	hints->caps = FI_RMA;
+	get(FI_VERSION(1, 17), NULL, NULL, 0, -FI_ENODATA);
+	hints->caps = FI_TAGGED;
+	hints->ep_attr->type = FI_EP_MSG;
+	get(FI_VERSION(1, 17), NULL, NULL, 0, -FI_ENODATA);
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->addr_format = FI_ADDR_STR;
+	get(FI_VERSION(1, 17), NULL, NULL, 0, -FI_ENODATA);
+	hints->addr_format = FI_FORMAT_UNSPEC;
+	hints->tx_attr->msg_order = FI_ORDER_STRICT;
+	get(FI_VERSION(1, 17), NULL, NULL, 0, -FI_ENODATA);
+	hints->tx_attr->msg_order = 0;
+	hints->domain_attr->cq_data_size = 16;
+	get(FI_VERSION(1, 17), NULL, NULL, 0, -FI_ENODATA);
+	hints->domain_attr->cq_data_size = 0;
+	hints->domain_attr->name = strdup("no-such-if0");
+	get(FI_VERSION(1, 17), NULL, NULL, 0, -FI_ENODATA);
+}
+
+Test(getinfo, only_requested_primary_caps)
+{
+	struct fi_info *info;
+
+	hints->caps = FI_TAGGED;
+	info = get(FI_VERSION(1, 17), NULL, NULL, 0, 0);
+	cr_assert_eq(info->caps & (FI_MSG | FI_TAGGED), FI_TAGGED);
+	cr_assert_eq(info->caps & (FI_SEND | FI_RECV), FI_SEND | FI_RECV);
+	cr_assert_eq(info->caps & (FI_SOURCE | FI_DIRECTED_RECV), 0);
+	fi_freeinfo(info);
+	hints->caps = FI_MSG | FI_SEND | FI_SOURCE;
+	info = get(FI_VERSION(1, 17), NULL, NULL, 0, 0);
+	cr_assert_eq(info->caps & (FI_MSG | FI_TAGGED | FI_SEND | FI_RECV),
+		     FI_MSG | FI_SEND);
+	cr_assert(info->caps & FI_SOURCE);
+	fi_freeinfo(info);
+}
+
+Test(getinfo, threading_av_type_and_progress_are_echoed)
+{
+	static const enum fi_threading levels[] = {
+		FI_THREAD_SAFE, FI_THREAD_DOMAIN, FI_THREAD_COMPLETION,
+		FI_THREAD_ENDPOINT,
+	};
+	struct fi_info *info;
+
+	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
+		hints->domain_attr->threading = levels[i];
+		info = get(FI_VERSION(1, 17), NULL, NULL, 0, 0);
+		cr_assert_eq(info->domain_attr->threading, levels[i]);
+		fi_freeinfo(info);
+	}
+	hints->domain_attr->av_type = FI_AV_MAP;
+	hints->domain_attr->data_progress = FI_PROGRESS_AUTO;
+	info = get(FI_VERSION(1, 17), NULL, NULL, 0, 0);
+	cr_assert_eq(info->domain_attr->av_type, FI_AV_MAP);
+	cr_assert_eq(info->domain_attr->data_progress, FI_PROGRESS_AUTO);
+	fi_freeinfo(info);
+}
+
+Test(getinfo, progress_auto_refused_without_thread)
+{
+	setenv("FI_SRD_PROGRESS_THREAD", "0", 1);
+	hints->domain_attr->data_progress = FI_PROGRESS_AUTO;
+	get(FI_VERSION(1, 17), NULL, NULL, 0, -FI_ENODATA);
+}
+
+Test(getinfo, mr_mode_without_rma_is_zero)
+{
+	struct fi_info *info;
+
+	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
+				      FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+	info = get(FI_VERSION(1, 17), NULL, NULL, 0, 0);
+	cr_assert_eq(info->domain_attr->mr_mode, 0);
+	fi_freeinfo(info);
+	hints->domain_attr->mr_mode = FI_MR_BASIC;
+	info = get(FI_VERSION(1, 4), NULL, NULL, 0, 0);
+	cr_assert_eq(info->domain_attr->mr_mode, 0);
+	fi_freeinfo(info);
+}
+
+Test(getinfo, open_mpi_mtl_ofi_hints)
+{
+	struct fi_info *info;
+
+	hints->caps = FI_TAGGED | FI_LOCAL_COMM | FI_REMOTE_COMM |
+		      FI_DIRECTED_RECV;
+	hints->mode = FI_CONTEXT | FI_CONTEXT2;
+	hints->tx_attr->msg_order = FI_ORDER_SAS;
+	hints->rx_attr->msg_order = FI_ORDER_SAS;
+	hints->domain_attr->av_type = FI_AV_MAP;
+	hints->domain_attr->resource_mgmt = FI_RM_ENABLED;
+	hints->domain_attr->cq_data_size = 4;
+	hints->domain_attr->control_progress = FI_PROGRESS_MANUAL;
+	hints->domain_attr->data_progress = FI_PROGRESS_MANUAL;
+	info = get(FI_VERSION(1, 5), NULL, NULL, 0, 0);
+	cr_assert(info->caps & FI_TAGGED);
+	cr_assert(info->caps & FI_DIRECTED_RECV);
+	cr_assert_eq(info->mode & ~(FI_CONTEXT | FI_CONTEXT2), 0);
+	cr_assert_eq(info->domain_attr->av_type, FI_AV_MAP);
+	cr_assert_eq(info->domain_attr->mr_mode, 0);
+	cr_assert_geq(info->domain_attr->cq_data_size, 4);
+	fi_freeinfo(info);
+}
+
+Test(getinfo, nccl_sendrecv_hints)
+{
+	struct fi_info *info;
+
+	hints->caps = FI_TAGGED | FI_MSG;
+	hints->mode = FI_CONTEXT | FI_CONTEXT2;
+	hints->domain_attr->threading = FI_THREAD_SAFE;
+	hints->domain_attr->mr_key_size = 2;
+	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_HMEM |
+				      FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
+				      FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+	info = get(FI_VERSION(1, 17), NULL, NULL, 0, 0);
+	cr_assert_eq(info->domain_attr->threading, FI_THREAD_SAFE);
+	cr_assert_geq(info->domain_attr->mr_key_size, 2);
+	cr_assert_eq(info->caps & (FI_MSG | FI_TAGGED), FI_MSG | FI_TAGGED);
+	fi_freeinfo(info);
+}
+
+Test(getinfo, node_and_service)
+{
+	struct fi_info *info;
+	struct sockaddr_in *sin;
+
+	hints->caps = FI_TAGGED;
+	info = get(FI_VERSION(1, 17), "127.0.0.1", "5555", 0, 0);
+	cr_assert_eq(info->addr_format, FI_SOCKADDR_IN);
+	cr_assert_eq(info->dest_addrlen, sizeof(struct sockaddr_in));
+	sin = info->dest_addr;
+	cr_assert_eq(ntohs(sin->sin_port), 5555);
+	cr_assert_str_eq(info->domain_attr->name, "lo");
+	fi_freeinfo(info);
+	info = get(FI_VERSION(1, 17), "127.0.0.1", "5556", FI_SOURCE, 0);
+	cr_assert_null(info->dest_addr);
+	sin = info->src_addr;
+	cr_assert_eq(info->src_addrlen, sizeof(struct sockaddr_in));
+	cr_assert_eq(ntohs(sin->sin_port), 5556);
+	cr_assert_eq(sin->sin_addr.s_addr, htonl(INADDR_LOOPBACK));
+	fi_freeinfo(info);
+	get(FI_VERSION(1, 17), "no.such.host.invalid", "1", 0, -FI_ENODATA);
+}
+
+Test(getinfo, ipv6_loopback)
+{
+	struct fi_info *info;
+
+	hints->addr_format = FI_SOCKADDR_IN6;
+	info = get(FI_VERSION(1, 17), "::1", "5557", 0, 0);
+	cr_assert_eq(info->addr_format, FI_SOCKADDR_IN6);
+	cr_assert_eq(info->dest_addrlen, sizeof(struct sockaddr_in6));
+	cr_assert_eq(info->src_addrlen, sizeof(struct sockaddr_in6));
+	fi_freeinfo(info);
+}
