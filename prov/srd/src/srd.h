@@ -171,6 +171,8 @@ struct srd_av {
 	struct srd_av_node *nodes;
 	uint64_t gen;			/* bumped on every insert/remove */
 	int refs;
+	uint64_t flags;			/* FI_EVENT: inserts report to eq */
+	struct fid_eq *eq;
 };
 int srd_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 		struct fid_av **av, void *context);
@@ -241,6 +243,8 @@ void srd_cntr_unbind_ep(struct srd_cntr *cntr, struct srd_ep *ep);
 
 int srd_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 		struct fid_eq **eq, void *context);
+int srd_eq_report(struct fid_eq *eq, uint32_t event, const void *entry,
+		  size_t len, bool is_err);
 
 /* --- MR ------------------------------------------------------------------ */
 struct srd_mr {
@@ -275,6 +279,7 @@ struct srd_peer {
 	struct srd_dlist reorder;	/* held packets of later messages */
 	struct srd_dlist txes;		/* live sends to this peer */
 	size_t reorder_bytes;
+	bool reorder_stalled;		/* a held packet waits for resources */
 	fi_addr_t fi_addr;		/* cached AV index, see av_gen */
 	uint64_t av_gen;
 };
@@ -314,6 +319,7 @@ struct srd_ep {
 	struct srd_dlist unexp_tagged;
 	struct srd_hmap inprog;		/* (peer, msg_id) -> rxe */
 	size_t unexp_bytes;
+	uint32_t reorder_stalled;	/* peers with reorder_stalled set */
 	uint64_t rx_drop_malformed;
 };
 

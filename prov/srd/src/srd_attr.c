@@ -33,7 +33,10 @@ bool srd_progress_auto_ok(void)
 }
 
 /* Primary caps asked for, secondary caps asked for plus the free ones;
- * FI_SEND/FI_RECV implied when neither is named. */
+ * FI_SEND/FI_RECV implied when neither is named.  Hints naming neither
+ * FI_MSG nor FI_TAGGED get both, unless they name FI_DIRECTED_RECV: a
+ * primary capability that means nothing without them, so answering it
+ * would add primary caps nobody asked for. */
 static int attr_caps(uint64_t want, uint64_t *caps)
 {
 	uint64_t primary;
@@ -45,8 +48,11 @@ static int attr_caps(uint64_t want, uint64_t *caps)
 	if (want & ~SRD_CAPS)
 		return -FI_ENODATA;
 	primary = want & SRD_PRIMARY_CAPS;
-	if (!(primary & (FI_MSG | FI_TAGGED)))
+	if (!(primary & (FI_MSG | FI_TAGGED))) {
+		if (primary & FI_DIRECTED_RECV)
+			return -FI_ENODATA;
 		primary |= FI_MSG | FI_TAGGED;
+	}
 	if (!(primary & (FI_SEND | FI_RECV)))
 		primary |= FI_SEND | FI_RECV;
 	*caps = primary | (want & SRD_SECONDARY_CAPS) | SRD_DEFAULT_SECONDARY;
@@ -172,8 +178,7 @@ static int attr_domain(uint32_t version, const struct fi_domain_attr *want,
 static int attr_tx(const struct fi_tx_attr *want, uint64_t caps,
 		   struct fi_tx_attr *out)
 {
-	out->caps = caps & (FI_MSG | FI_TAGGED | FI_SEND | FI_LOCAL_COMM |
-			    FI_REMOTE_COMM);
+	out->caps = caps & (FI_MSG | FI_TAGGED | FI_SEND);
 	out->msg_order = SRD_MSG_ORDER;
 	out->comp_order = FI_ORDER_NONE;
 	out->inject_size = srd_params.inject_size;
@@ -200,8 +205,7 @@ static int attr_rx(const struct fi_rx_attr *want, uint64_t caps,
 		   struct fi_rx_attr *out)
 {
 	out->caps = caps & (FI_MSG | FI_TAGGED | FI_RECV | FI_DIRECTED_RECV |
-			    FI_SOURCE | FI_MULTI_RECV | FI_LOCAL_COMM |
-			    FI_REMOTE_COMM);
+			    FI_SOURCE | FI_MULTI_RECV);
 	out->msg_order = SRD_MSG_ORDER;
 	out->comp_order = FI_ORDER_NONE;
 	out->total_buffered_recv = 0;

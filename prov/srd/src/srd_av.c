@@ -114,16 +114,42 @@ static int av_insert_one(struct srd_av *av, const void *addr,
 	return 0;
 }
 
+/* FI_EVENT AVs: inserts complete at once, but report through the EQ:
+ * one error entry per bad address (data = its index), then
+ * FI_AV_COMPLETE with the count inserted. */
+static void av_report_err(struct srd_av *av, void *context, size_t index,
+			  int err)
+{
+	struct fi_eq_err_entry e = {
+		.fid = &av->av_fid.fid, .context = context, .data = index,
+		.err = -err, .prov_errno = -err,
+	};
+
+	srd_eq_report(av->eq, FI_AV_COMPLETE, &e, sizeof(e), true);
+}
+
+static void av_report_done(struct srd_av *av, void *context, size_t done)
+{
+	struct fi_eq_entry e = {
+		.fid = &av->av_fid.fid, .context = context, .data = done,
+	};
+
+	srd_eq_report(av->eq, FI_AV_COMPLETE, &e, sizeof(e), false);
+}
+
 static int av_insert(struct fid_av *fid, const void *addr, size_t count,
 		     fi_addr_t *fi_addr, uint64_t flags, void *context)
 {
 	struct srd_av *av = av_of(fid);
+	bool async = av->flags & FI_EVENT;
 	int done = 0;
 
 	if (flags & ~(FI_MORE | FI_SYNC_ERR))
 		return -FI_EBADFLAGS;
 	if (count && !addr)
 		return -FI_EINVAL;
+	if (async && !av->eq)
+		return -FI_ENOEQ;
 	srd_domain_lock(av->dom);
 	for (size_t i = 0; i < count; i++) {
 		const uint8_t *a = (const uint8_t *)addr + i * av->addrlen;
@@ -133,8 +159,14 @@ static int av_insert(struct fid_av *fid, const void *addr, size_t count,
 			done++;
 		if ((flags & FI_SYNC_ERR) && context)
 			((int *)context)[i] = -ret;
+		else if (ret && async)
+			av_report_err(av, context, i, ret);
 	}
 	srd_domain_unlock(av->dom);
+	if (async) {
+		av_report_done(av, context, (size_t)done);
+		return 0;
+	}
 	return done;
 }
 
@@ -275,8 +307,14 @@ static int av_close(struct fid *fid)
 
 static int av_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 {
-	/* Asynchronous inserts (an EQ bound to the AV) are not offered. */
-	return -FI_ENOSYS;
+	struct srd_av *av = srd_container_of(fid, struct srd_av, av_fid.fid);
+
+	if (bfid->fclass != FI_CLASS_EQ || flags)
+		return -FI_EINVAL;
+	if (!(av->flags & FI_EVENT))
+		return -FI_EINVAL;	/* only an FI_EVENT AV reports */
+	av->eq = srd_container_of(bfid, struct fid_eq, fid);
+	return 0;
 }
 
 static struct fi_ops srd_av_fi_ops = {
@@ -292,7 +330,7 @@ static int av_check_attr(const struct srd_domain *dom,
 {
 	if (attr->name)
 		return -FI_ENOSYS;	/* named / shared AVs */
-	if (attr->flags & ~(FI_SYMMETRIC))
+	if (attr->flags & ~(FI_SYMMETRIC | FI_EVENT))
 		return -FI_EBADFLAGS;
 	if (attr->rx_ctx_bits)
 		return -FI_ENOSYS;
@@ -325,6 +363,7 @@ int srd_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 		return -FI_ENOMEM;
 	}
 	av->dom = dom;
+	av->flags = attr->flags;
 	av->type = attr->type == FI_AV_UNSPEC ? FI_AV_TABLE : attr->type;
 	av->addr_family = dom->iface.addr.sa.sa_family;
 	av->addrlen = srd_wire_addr_len(&dom->iface.addr);

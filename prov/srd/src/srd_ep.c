@@ -54,6 +54,20 @@ void srd_ep_cntr_inc(struct srd_ep *ep, enum srd_cntr_kind kind, int err)
 		srd_cntr_inc(cntr);
 }
 
+/* Rare: a held packet could not start for lack of an entry or memory. */
+static void ep_retry_reorder(struct srd_ep *ep)
+{
+	ep->reorder_stalled = 0;
+	for (uint32_t i = 0; i < ep->tp.npeers; i++) {
+		struct srd_peer *peer = srd_peer_of(ep->tp.peer_table[i]);
+
+		if (!peer->reorder_stalled)
+			continue;
+		srd_peer_drain_reorder(ep, peer);
+		ep->reorder_stalled += peer->reorder_stalled;
+	}
+}
+
 int srd_ep_progress(struct srd_ep *ep)
 {
 	int work;
@@ -63,6 +77,8 @@ int srd_ep_progress(struct srd_ep *ep)
 	work = srd_tp_progress(&ep->tp);
 	srd_pke_cts_push_pending(ep);
 	srd_txe_push_pending(ep);
+	if (ep->reorder_stalled)
+		ep_retry_reorder(ep);
 	return work;
 }
 

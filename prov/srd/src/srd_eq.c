@@ -82,7 +82,7 @@ static ssize_t eq_readerr(struct fid_eq *fid, struct fi_eq_err_entry *buf,
 		ev = srd_container_of(eq->events.next, struct srd_eq_event,
 				      entry);
 		if (ev->is_err) {
-			*buf = ev->err;
+			memcpy(buf, &ev->err, sizeof(*buf));
 			ret = sizeof(*buf);
 			if (!(flags & FI_PEEK)) {
 				srd_dlist_remove(&ev->entry);
@@ -114,6 +114,26 @@ static ssize_t eq_write(struct fid_eq *fid, uint32_t event, const void *buf,
 	pthread_mutex_unlock(&eq->lock);
 	srd_wait_signal(&eq->wait);
 	return (ssize_t)len;
+}
+
+/* Posts a provider event (err: an error entry) for the application. */
+int srd_eq_report(struct fid_eq *eq_fid, uint32_t event, const void *entry,
+		  size_t len, bool is_err)
+{
+	struct srd_eq *eq = eq_of(eq_fid);
+	struct srd_eq_event *ev = calloc(1, sizeof(*ev));
+
+	if (!ev)
+		return -FI_ENOMEM;
+	ev->event = event;
+	ev->is_err = is_err;
+	ev->len = len < sizeof(ev->data) ? len : sizeof(ev->data);
+	memcpy(ev->data, entry, ev->len);
+	pthread_mutex_lock(&eq->lock);
+	srd_dlist_insert_tail(&eq->events, &ev->entry);
+	pthread_mutex_unlock(&eq->lock);
+	srd_wait_signal(&eq->wait);
+	return 0;
 }
 
 static ssize_t eq_sread(struct fid_eq *fid, uint32_t *event, void *buf,

@@ -118,36 +118,53 @@ static void iface_fill(struct srd_iface *iface, const struct ifaddrs *ifa)
 }
 
 #ifdef HAVE_HWLOC
-/* 0 when the interface's PCI device is attached near a CPU this process
- * may run on (or has no locality at all), 1 when it is remote. */
-static void iface_locality(struct srd_iface *ifaces, int count)
+/*
+ * Network devices remote from this process's CPUs, found once: loading
+ * the topology takes milliseconds and fi_getinfo may be called often.
+ * A device is remote when its non-I/O ancestor's CPUs do not intersect
+ * the process's binding; devices without locality count as near.
+ */
+#define SRD_REMOTE_IFACES_MAX 64
+static char remote_ifaces[SRD_REMOTE_IFACES_MAX][IF_NAMESIZE];
+static int nremote_ifaces;
+static pthread_once_t locality_once = PTHREAD_ONCE_INIT;
+
+static void locality_load(void)
 {
 	hwloc_topology_t topo;
 	hwloc_bitmap_t bound;
+	hwloc_obj_t os = NULL, anc;
 
 	if (hwloc_topology_init(&topo))
 		return;
-	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+	hwloc_topology_set_io_types_filter(topo,
+					   HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
 	bound = hwloc_bitmap_alloc();
 	if (hwloc_topology_load(topo) || !bound ||
 	    hwloc_get_cpubind(topo, bound, HWLOC_CPUBIND_PROCESS))
 		goto out;
-	for (int i = 0; i < count; i++) {
-		hwloc_obj_t os = NULL, anc;
-
-		while ((os = hwloc_get_next_osdev(topo, os)))
-			if (os->name && !strcmp(os->name, ifaces[i].name))
-				break;
-		if (!os)
+	while ((os = hwloc_get_next_osdev(topo, os)) &&
+	       nremote_ifaces < SRD_REMOTE_IFACES_MAX) {
+		if (os->attr->osdev.type != HWLOC_OBJ_OSDEV_NETWORK || !os->name)
 			continue;
 		anc = hwloc_get_non_io_ancestor_obj(topo, os);
 		if (anc && anc->cpuset &&
 		    !hwloc_bitmap_intersects(anc->cpuset, bound))
-			ifaces[i].locality = 1;
+			snprintf(remote_ifaces[nremote_ifaces++], IF_NAMESIZE,
+				 "%s", os->name);
 	}
 out:
 	hwloc_bitmap_free(bound);
 	hwloc_topology_destroy(topo);
+}
+
+static void iface_locality(struct srd_iface *ifaces, int count)
+{
+	pthread_once(&locality_once, locality_load);
+	for (int i = 0; i < count; i++)
+		for (int r = 0; r < nremote_ifaces; r++)
+			if (!strcmp(ifaces[i].name, remote_ifaces[r]))
+				ifaces[i].locality = 1;
 }
 #else
 static void iface_locality(struct srd_iface *ifaces, int count)

@@ -83,6 +83,24 @@ void srd_inprog_del(struct srd_ep *ep, struct srd_rxe *rxe)
 	rxe->in_inprog = false;
 }
 
+/* Fails every message of the peer still arriving (a rare path: it walks
+ * the whole index). */
+void srd_inprog_fail_peer(struct srd_ep *ep, struct srd_peer *peer, int err)
+{
+	for (size_t b = 0; b < ep->inprog.nbuckets; b++) {
+		struct srd_hnode *node = ep->inprog.buckets[b], *next;
+
+		for (; node; node = next) {
+			struct srd_rxe *rxe =
+				srd_container_of(node, struct srd_rxe, hnode);
+
+			next = node->next;
+			if (rxe->peer == peer)
+				srd_rxe_fail(ep, rxe, err);
+		}
+	}
+}
+
 struct srd_rxe *srd_inprog_find(struct srd_ep *ep, struct srd_peer *peer,
 				uint32_t msg_id)
 {

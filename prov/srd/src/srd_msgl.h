@@ -84,6 +84,7 @@ struct srd_rxe {
 	bool in_inprog;
 	bool claimed;			/* FI_PEEK|FI_CLAIM took it */
 	bool discard;			/* FI_DISCARD: drop the data, no completion */
+	bool cts_queued;		/* on ep->cts_pending */
 	uint8_t *unexp_buf;		/* data of an unexpected message */
 	/* multi-receive: a child consumes part of its parent's buffer */
 	struct srd_rxe *parent;
@@ -160,6 +161,7 @@ struct srd_rxe *srd_match_unexp(struct srd_ep *ep, bool tagged,
 bool srd_match_tag(uint64_t want, uint64_t ignore, uint64_t tag);
 void srd_inprog_add(struct srd_ep *ep, struct srd_rxe *rxe);
 void srd_inprog_del(struct srd_ep *ep, struct srd_rxe *rxe);
+void srd_inprog_fail_peer(struct srd_ep *ep, struct srd_peer *peer, int err);
 struct srd_rxe *srd_inprog_find(struct srd_ep *ep, struct srd_peer *peer,
 				uint32_t msg_id);
 
@@ -183,6 +185,7 @@ size_t srd_pke_rtm_hdr_len(void);
 void srd_pke_rtm_init(struct srd_ep *ep, struct srd_txe *txe,
 		      struct srd_pke *pke, uint8_t type);
 void srd_peer_rx_reset(struct srd_ep *ep, struct srd_peer *peer);
+void srd_peer_drain_reorder(struct srd_ep *ep, struct srd_peer *peer);
 
 /* srd_pke_ctrl.c: CTS / DATA */
 void srd_pke_cts_send(struct srd_ep *ep, struct srd_rxe *rxe);

@@ -32,9 +32,13 @@ static void cts_fill_send(struct srd_ep *ep, struct srd_rxe *rxe,
 
 void srd_pke_cts_send(struct srd_ep *ep, struct srd_rxe *rxe)
 {
-	struct srd_pke *pke = srd_pool_get(&ep->pke_pool);
+	struct srd_pke *pke;
 
+	if (rxe->cts_queued)
+		return;		/* one CTS waits already; it grants from then */
+	pke = srd_pool_get(&ep->pke_pool);
 	if (!pke) {
+		rxe->cts_queued = true;
 		srd_dlist_insert_tail(&ep->cts_pending, &rxe->entry);
 		return;
 	}
@@ -116,8 +120,11 @@ void srd_pke_cts_push_pending(struct srd_ep *ep)
 
 	while (!srd_dlist_empty(&ep->cts_pending) &&
 	       (pke = srd_pool_get(&ep->pke_pool))) {
+		struct srd_rxe *rxe;
+
 		e = srd_dlist_pop_head(&ep->cts_pending);
-		cts_fill_send(ep, srd_container_of(e, struct srd_rxe, entry),
-			      pke);
+		rxe = srd_container_of(e, struct srd_rxe, entry);
+		rxe->cts_queued = false;
+		cts_fill_send(ep, rxe, pke);
 	}
 }

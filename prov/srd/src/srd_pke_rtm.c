@@ -169,8 +169,10 @@ static int rtm_check(const uint8_t *pkt, size_t len, uint8_t type)
 static int rtm_handle(struct srd_ep *ep, struct srd_peer *peer,
 		      const uint8_t *pkt, size_t len, bool force);
 
-/* Starts held packets whose turn has come. */
-static void rtm_drain_reorder(struct srd_ep *ep, struct srd_peer *peer)
+/* Starts held packets whose turn has come.  They were acked already, so
+ * one that cannot start now (no entry or memory) stays held and is tried
+ * again on the next arrival or progress; it is never dropped. */
+void srd_peer_drain_reorder(struct srd_ep *ep, struct srd_peer *peer)
 {
 	bool again = true;
 
@@ -185,13 +187,20 @@ static void rtm_drain_reorder(struct srd_ep *ep, struct srd_peer *peer)
 			if (held->msg_id != peer->rx_msg_id &&
 			    !srd_inprog_find(ep, peer, held->msg_id))
 				continue;
+			if (rtm_handle(ep, peer, held->data, held->len,
+				       true) == -EAGAIN) {
+				if (!peer->reorder_stalled)
+					ep->reorder_stalled++;
+				peer->reorder_stalled = true;
+				return;
+			}
 			srd_dlist_remove(&held->entry);
 			peer->reorder_bytes -= held->len;
-			rtm_handle(ep, peer, held->data, held->len, true);
 			free(held);
 			again = true;
 		}
 	}
+	peer->reorder_stalled = false;
 }
 
 static int rtm_hold(struct srd_ep *ep, struct srd_peer *peer,
@@ -245,7 +254,7 @@ int srd_pke_rtm_recv(struct srd_ep *ep, struct srd_peer *peer,
 		return ret;
 	ret = rtm_handle(ep, peer, pkt, len, false);
 	if (!ret && !srd_dlist_empty(&peer->reorder))
-		rtm_drain_reorder(ep, peer);
+		srd_peer_drain_reorder(ep, peer);
 	return ret;
 }
 
@@ -258,11 +267,7 @@ void srd_peer_rx_reset(struct srd_ep *ep, struct srd_peer *peer)
 	while ((e = srd_dlist_pop_head(&peer->reorder)))
 		free(srd_container_of(e, struct srd_reorder_pkt, entry));
 	peer->reorder_bytes = 0;
-	for (uint32_t id = peer->rx_msg_id - 1024; id != peer->rx_msg_id; id++) {
-		struct srd_rxe *rxe = srd_inprog_find(ep, peer, id);
-
-		if (rxe)
-			srd_rxe_fail(ep, rxe, -FI_EIO);
-	}
+	srd_inprog_fail_peer(ep, peer, -FI_EIO);
 	peer->rx_msg_id = 0;
+	peer->reorder_stalled = false;
 }

@@ -14,6 +14,12 @@
 
 #define SRD_PROTO_VERSION	1
 
+/* Headers are built and read in place, so the host must be little-endian
+ * like the wire; a big-endian port would add conversions here. */
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "srd's wire format is little-endian; big-endian hosts need byte swaps"
+#endif
+
 /* Spec section 3: packet type IDs. */
 enum srd_pkt_type {
 	/* transport packets (not sequenced) */
@@ -97,7 +103,7 @@ struct srd_cts_hdr {
 	uint64_t tx_id;
 	uint64_t rx_id;
 	uint64_t credit_end;
-	uint64_t total_len;	/* 0-length / truncated receive: bytes wanted */
+	uint64_t total_len;	/* the message length, as the receiver knows it */
 };
 static_assert(sizeof(struct srd_cts_hdr) == 32, "spec 6.3");
 

@@ -136,7 +136,7 @@ void srd_rxe_fail(struct srd_ep *ep, struct srd_rxe *rxe, int err)
 		return;
 	}
 	flags |= rxe_child_done(ep, rxe);
-	srd_cq_write_err(ep->rx_cq, rxe->context, flags, -err, err,
+	srd_cq_write_err(ep->rx_cq, rxe->context, flags, -err, -err,
 			 0, 0, rxe->msg_data, rxe->msg_tag, src);
 	srd_ep_cntr_inc(ep, SRD_CNTR_RECV, err);
 	srd_rxe_release(ep, rxe);
@@ -366,7 +366,8 @@ ssize_t srd_rxe_post(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 		return rxe_peek(ep, msg, flags, src);
 	if (tagged && (flags & FI_CLAIM))
 		return rxe_claim(ep, msg, flags);
-	if (!tagged && (flags & FI_MULTI_RECV) && !msg->iov_count)
+	/* A multi-receive buffer is carved from one contiguous iov. */
+	if (!tagged && (flags & FI_MULTI_RECV) && msg->iov_count != 1)
 		return -FI_EINVAL;
 	rxe = NULL;
 	if (tagged || !(flags & FI_MULTI_RECV))

@@ -168,6 +168,7 @@ static void tp_rx_one(struct srd_tp *tp, const struct srd_wire_rx *rx)
 		tp->cnt.rx_drop_conn++;
 		return;
 	}
+	peer->last_heard_ns = srd_tp_now(tp);
 	if (base->type == SRD_PKT_ACK)
 		srd_tp_rx_ack(tp, peer, rx->buf, rx->len);
 	else if (base->type >= SRD_PKT_RELIABLE_MIN)

@@ -117,6 +117,7 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	struct srd_tp_pkt *pkt;
 	bool fired = false;
+	uint64_t since;
 
 	while (!srd_dlist_empty(&peer->tx_inflight_list)) {
 		pkt = srd_container_of(peer->tx_inflight_list.next,
@@ -124,8 +125,10 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 		if ((pkt->sent_ns > peer->ack_progress_ns ? pkt->sent_ns :
 		     peer->ack_progress_ns) + peer->rto_ns > now)
 			break;
-		if (now > pkt->first_sent_ns &&
-		    now - pkt->first_sent_ns >= tp->cfg.peer_timeout_ns) {
+		/* Unreachable: no answer at all since this packet left. */
+		since = pkt->first_sent_ns > peer->last_heard_ns ?
+			pkt->first_sent_ns : peer->last_heard_ns;
+		if (now > since && now - since >= tp->cfg.peer_timeout_ns) {
 			srd_tp_peer_fail(tp, peer, -EHOSTUNREACH);
 			return;
 		}

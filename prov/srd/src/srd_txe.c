@@ -42,7 +42,7 @@ static void txe_report_err(struct srd_ep *ep, struct srd_txe *txe)
 	}
 	txe->completed = true;
 	srd_cq_write_err(ep->tx_cq, txe->context, txe_comp_flags(txe),
-			 -txe->err, txe->err, txe->total_len, 0, 0, txe->tag,
+			 -txe->err, -txe->err, txe->total_len, 0, 0, txe->tag,
 			 FI_ADDR_NOTAVAIL);
 	srd_ep_cntr_inc(ep, SRD_CNTR_SEND, txe->err);
 }

@@ -1,0 +1,106 @@
+#!/bin/bash
+# upstream_fabtests.sh BINDIR [-p PROVIDER]: runs libfabric's own fabtests
+# (built separately from their public source; nothing of them is in this
+# repo) pairwise over loopback, the RDM tests the runfabtests.sh of
+# v1.17 runs, minus upstream/srd.exclude.  Each side runs under a timeout;
+# a test passes only if both sides exit 0.  It never kills processes by
+# name (runfabtests.sh's clean-up kills every fi_* on the machine).
+set -u
+bindir=${1:?usage: $0 FABTESTS_BINDIR [-p PROVIDER]}
+shift
+prov=srd
+[ "${1:-}" = "-p" ] && prov=$2
+here=$(cd "$(dirname "$0")" && pwd)
+exclude=$here/../upstream/srd.exclude
+export FI_SRD_IFACE=lo FI_TCP_IFACE=lo FI_NET_IFACE=lo
+S=127.0.0.1
+tmo=${UPSTREAM_TIMEOUT:-120}
+passed=0 failed=0 excluded=0
+
+unit_tests=(
+	"fi_getinfo_test -s $S $S"
+	"fi_av_test -g $S -n 1 -s $S -e rdm"
+	"fi_dom_test -n 2"
+	"fi_eq_test"
+	"fi_cq_test"
+	"fi_mr_test"
+	"fi_cntr_test"
+)
+pair_tests=(
+	"fi_av_xfer -e rdm"
+	"fi_cq_data -e rdm"
+	"fi_rdm" "fi_rdm -U"
+	"fi_rdm_rma_event" "fi_rdm_rma_trigger"
+	"fi_shared_ctx" "fi_scalable_ep" "fi_rdm_shared_av"
+	"fi_rdm_tagged_peek"
+	"fi_multi_mr -e rdm -V"
+	"fi_multi_ep -e rdm -v"
+	"fi_recv_cancel -e rdm -V"
+	"fi_unexpected_msg -e rdm -I 10"
+	"fi_bw -e rdm -v -T 1" "fi_bw -e rdm -v -T 1 -U"
+	"fi_rdm_multi_client -C 10 -I 5" "fi_rdm_multi_client -C 10 -I 5 -U"
+	"fi_rma_bw -e rdm -o write -I 5"
+	"fi_rdm_atomic -I 5 -o all"
+	"fi_rdm_cntr_pingpong -I 5"
+	"fi_multi_recv -e rdm -I 5"
+	"fi_rdm_pingpong -I 5" "fi_rdm_pingpong -I 5 -v"
+	"fi_rdm_pingpong -I 5 -U" "fi_rdm_pingpong -I 5 -v -U"
+	"fi_rdm_tagged_pingpong -I 5" "fi_rdm_tagged_pingpong -I 5 -v"
+	"fi_rdm_tagged_bw -I 5" "fi_rdm_tagged_bw -I 5 -v"
+	"fi_rdm_pingpong" "fi_rdm_pingpong -k" "fi_rdm_pingpong -v"
+	"fi_rdm_tagged_pingpong" "fi_rdm_tagged_bw"
+	"fi_rdm_cntr_pingpong"
+	"fi_multi_recv -e rdm"
+	"fi_poll -t queue" "fi_poll -t counter"
+)
+
+is_excluded() {
+	local t=$1 re
+	while read -r re _; do
+		[ -z "$re" ] || [ "${re:0:1}" = "#" ] && continue
+		[[ "$t" =~ $re ]] && return 0
+	done <"$exclude"
+	return 1
+}
+
+report() {	# name rc
+	if [ "$2" -eq 0 ]; then
+		echo "PASS $1"; passed=$((passed + 1))
+	else
+		echo "FAIL $1 ($3)"; failed=$((failed + 1))
+	fi
+}
+
+for t in "${unit_tests[@]}"; do
+	if is_excluded "$t"; then echo "EXCL $t"; excluded=$((excluded + 1)); continue; fi
+	out=$(timeout "$tmo" "$bindir/${t%% *}" ${t#* } -p "$prov" 2>&1)
+	rc=$?
+	report "$t" $rc "rc=$rc"
+	[ $rc -eq 0 ] || echo "$out" | tail -5 | sed 's/^/  | /'
+done
+# A name that is no provider's must get -FI_ENODATA (exit 61).
+out=$(timeout 30 "$bindir/fi_rdm" -p g00n13s 2>&1); rc=$?
+report "fi_rdm -p g00n13s (expects ENODATA)" $([ $rc -eq 61 ] && echo 0 || echo 1) "rc=$rc"
+
+for t in "${pair_tests[@]}"; do
+	if is_excluded "$t"; then echo "EXCL $t"; excluded=$((excluded + 1)); continue; fi
+	bin=$bindir/${t%% *}
+	args=${t#* }
+	[ "$args" = "$t" ] && args=
+	timeout "$tmo" "$bin" $args -p "$prov" -s $S >/tmp/uft-s.$$ 2>&1 &
+	srv=$!
+	sleep 1
+	timeout "$tmo" "$bin" $args -p "$prov" -s $S $S >/tmp/uft-c.$$ 2>&1
+	crc=$?
+	wait $srv
+	src=$?
+	report "$t" $(( src != 0 || crc != 0 )) "server rc=$src client rc=$crc"
+	if [ $src -ne 0 ] || [ $crc -ne 0 ]; then
+		tail -4 /tmp/uft-s.$$ | sed 's/^/  | server: /'
+		tail -4 /tmp/uft-c.$$ | sed 's/^/  | client: /'
+	fi
+	rm -f /tmp/uft-s.$$ /tmp/uft-c.$$
+done
+echo "excluded: $excluded (reasons in upstream/srd.exclude)"
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
