@@ -1,0 +1,62 @@
+#!/bin/bash
+# quickstart.sh: the main job on a fresh Debian 12 machine: installs the
+# Debian packages srd needs, builds it, installs libsrd-fi.so where the
+# system libfabric loads providers from (no FI_PROVIDER_PATH needed), then
+# runs a server and a client over srd on loopback -- Debian's own
+# fi_pingpong and the project's sft_pingpong / sft_bw -- and prints the
+# figures.  Latency comes from busy-polling clients.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+top=$PWD
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export FI_SRD_IFACE=lo
+
+echo "== installing Debian packages"
+contrib/deps.sh
+echo "== building"
+./autogen.sh >/dev/null 2>&1
+mkdir -p build && cd build
+[ -f Makefile ] || ../configure -q
+make -s -j"$(nproc)" 2>&1 | grep -v "^libtool: " || true
+echo "== installing"
+$SUDO make -s install >/dev/null
+cd "$top"
+unset FI_PROVIDER_PATH
+echo "== fi_info -p srd (found by the system libfabric)"
+fi_info -p srd -d lo | head -8
+
+run_pair() {	# run_pair PORTARGS_SERVER PORTARGS_CLIENT -- CMD...
+	local sargs=$1 cargs=$2
+	shift 3
+	timeout 120 "$@" $sargs >/tmp/srd-qs-server.$$ 2>&1 &
+	local srv=$!
+	sleep 0.5
+	timeout 120 "$@" $cargs
+	local rc=$?
+	wait $srv || rc=1
+	rm -f /tmp/srd-qs-server.$$
+	return $rc
+}
+
+echo
+echo "== fi_pingpong (Debian libfabric-bin), msg, srd over loopback"
+for size in 8 4096 65536 1048576; do
+	port=$((30000 + RANDOM % 20000))
+	iters=$([ "$size" -ge 1048576 ] && echo 200 || echo 2000)
+	run_pair "-B $port" "-P $port 127.0.0.1" -- \
+		fi_pingpong -p srd -e rdm -m msg -I "$iters" -S "$size" |
+		{ [ "$size" = 8 ] && cat || tail -n +2; }
+done
+echo
+echo "== sft_pingpong (tagged, every byte checked)"
+SFT_BINDIR=$top/build/fabtests fabtests/scripts/sft_pair.sh -- \
+	"$top/build/fabtests/sft_pingpong" -p srd -m tagged -I 1000 \
+	-S 8,4k,64k,1m | grep -v "^\[server\]"
+echo
+echo "== sft_bw (msg, window 64, every byte checked)"
+SFT_BINDIR=$top/build/fabtests fabtests/scripts/sft_pair.sh -- \
+	"$top/build/fabtests/sft_bw" -p srd -I 20 -S 64k,1m,16m |
+	grep -v "^\[server\]"
+echo
+echo "srd is installed: select it with FI_PROVIDER=srd (see man fi_srd)."
