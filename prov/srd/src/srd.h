@@ -155,6 +155,30 @@ void srd_wait_drain(struct srd_wait *wait);
 int srd_wait_until(int epfd, uint64_t deadline_ns);
 /* Absolute deadline for an fi_*_sread-style timeout in ms (-1: none). */
 uint64_t srd_wait_deadline_ms(int timeout_ms);
+/* FI_GETWAIT / FI_GETWAITOBJ for an object with this wait set. */
+int srd_wait_control(struct srd_wait *wait, enum fi_wait_obj obj,
+		     int command, void *arg);
+/* fi_*_strerror: the text of a (positive or negative) error number. */
+const char *srd_strerror_buf(int prov_errno, char *buf, size_t len);
+
+struct srd_ep;
+/* The endpoints bound to a CQ or counter: reading it progresses them,
+ * and their sockets are in its wait set. */
+struct srd_ep_set {
+	struct srd_ep **eps;
+	int count;
+};
+int srd_ep_set_add(struct srd_ep_set *set, struct srd_wait *wait,
+		   struct srd_ep *ep);
+void srd_ep_set_del(struct srd_ep_set *set, struct srd_wait *wait,
+		    struct srd_ep *ep);
+void srd_ep_set_progress(const struct srd_ep_set *set);
+/* One sleep of a blocking read, with the domain lock held on entry and
+ * exit (dropped while asleep): until a socket or the signal fd is
+ * readable, the transports' next deadline, or deadline_ns. */
+void srd_wait_sleep(struct srd_domain *dom, struct srd_wait *wait,
+		    int *sleepers, const struct srd_ep_set *set,
+		    uint64_t deadline_ns);
 
 /* --- AV ------------------------------------------------------------------ */
 struct srd_av {
@@ -203,8 +227,7 @@ struct srd_cq {
 	size_t head, tail;
 	struct srd_dlist errs;
 	struct srd_wait wait;
-	struct srd_ep **eps;		/* bound endpoints, progressed on read */
-	int neps;
+	struct srd_ep_set eps;		/* bound endpoints */
 	int refs;
 	int sleepers;			/* threads in sread */
 	bool fd_exported;		/* FI_GETWAIT: someone polls our fd */
@@ -218,9 +241,7 @@ void srd_cq_write(struct srd_cq *cq, void *context, uint64_t flags,
 void srd_cq_write_err(struct srd_cq *cq, void *context, uint64_t flags,
 		      int err, int prov_errno, size_t len, size_t olen,
 		      uint64_t data, uint64_t tag, fi_addr_t src);
-int srd_cq_bind_ep(struct srd_cq *cq, struct srd_ep *ep);
 int srd_cq_trywait(struct srd_cq *cq);
-void srd_cq_unbind_ep(struct srd_cq *cq, struct srd_ep *ep);
 
 struct srd_cntr {
 	struct fid_cntr cntr_fid;
@@ -229,17 +250,15 @@ struct srd_cntr {
 	uint64_t err;
 	enum fi_wait_obj wait_obj;
 	struct srd_wait wait;
-	struct srd_ep **eps;
-	int neps;
+	struct srd_ep_set eps;		/* bound endpoints */
 	int refs;
-	int sleepers;
+	int sleepers;			/* threads in fi_cntr_wait */
+	bool fd_exported;		/* FI_GETWAIT: someone polls our fd */
 };
 int srd_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
 		  struct fid_cntr **cntr, void *context);
 void srd_cntr_inc(struct srd_cntr *cntr);
 void srd_cntr_inc_err(struct srd_cntr *cntr);
-int srd_cntr_bind_ep(struct srd_cntr *cntr, struct srd_ep *ep);
-void srd_cntr_unbind_ep(struct srd_cntr *cntr, struct srd_ep *ep);
 
 int srd_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 		struct fid_eq **eq, void *context);
@@ -336,8 +355,6 @@ int srd_ep_open(struct fid_domain *domain, struct fi_info *info,
 		struct fid_ep **ep, void *context);
 /* One progress step for an endpoint; caller holds the domain lock. */
 int srd_ep_progress(struct srd_ep *ep);
-/* Progresses every endpoint in the array (CQ/counter reads). */
-void srd_ep_progress_all(struct srd_ep **eps, int neps);
 uint64_t srd_ep_next_deadline(struct srd_ep *ep);
 fi_addr_t srd_peer_fi_addr(struct srd_ep *ep, struct srd_peer *peer);
 struct srd_peer *srd_ep_peer(struct srd_ep *ep, fi_addr_t addr);

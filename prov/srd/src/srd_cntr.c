@@ -14,18 +14,22 @@ static inline struct srd_cntr *cntr_of(struct fid_cntr *fid)
 	return srd_container_of(fid, struct srd_cntr, cntr_fid);
 }
 
+static void cntr_wake(struct srd_cntr *cntr)
+{
+	if (cntr->sleepers || cntr->fd_exported)
+		srd_wait_signal(&cntr->wait);
+}
+
 void srd_cntr_inc(struct srd_cntr *cntr)
 {
 	cntr->value++;
-	if (cntr->sleepers)
-		srd_wait_signal(&cntr->wait);
+	cntr_wake(cntr);
 }
 
 void srd_cntr_inc_err(struct srd_cntr *cntr)
 {
 	cntr->err++;
-	if (cntr->sleepers)
-		srd_wait_signal(&cntr->wait);
+	cntr_wake(cntr);
 }
 
 static uint64_t cntr_read(struct fid_cntr *fid)
@@ -35,7 +39,7 @@ static uint64_t cntr_read(struct fid_cntr *fid)
 
 	srd_domain_lock(cntr->dom);
 	srd_domain_note_app(cntr->dom);
-	srd_ep_progress_all(cntr->eps, cntr->neps);
+	srd_ep_set_progress(&cntr->eps);
 	v = cntr->value;
 	srd_domain_unlock(cntr->dom);
 	return v;
@@ -47,7 +51,7 @@ static uint64_t cntr_readerr(struct fid_cntr *fid)
 	uint64_t v;
 
 	srd_domain_lock(cntr->dom);
-	srd_ep_progress_all(cntr->eps, cntr->neps);
+	srd_ep_set_progress(&cntr->eps);
 	v = cntr->err;
 	srd_domain_unlock(cntr->dom);
 	return v;
@@ -58,8 +62,7 @@ static int cntr_set_value(struct srd_cntr *cntr, uint64_t *field,
 {
 	srd_domain_lock(cntr->dom);
 	*field = add ? *field + value : value;
-	if (cntr->sleepers)
-		srd_wait_signal(&cntr->wait);
+	cntr_wake(cntr);
 	srd_domain_unlock(cntr->dom);
 	return 0;
 }
@@ -93,30 +96,17 @@ static int cntr_wait(struct fid_cntr *fid, uint64_t threshold, int timeout)
 	if (cntr->wait_obj == FI_WAIT_NONE && timeout < 0)
 		return -FI_EINVAL;	/* would spin forever without a wait */
 	for (;;) {
-		uint64_t next = UINT64_MAX;
-
 		srd_domain_lock(cntr->dom);
 		srd_domain_note_app(cntr->dom);
-		srd_ep_progress_all(cntr->eps, cntr->neps);
+		srd_ep_set_progress(&cntr->eps);
 		if (cntr->value >= threshold || cntr->err != err0) {
 			int ret = cntr->value >= threshold ? 0 : -FI_EAVAIL;
 
 			srd_domain_unlock(cntr->dom);
 			return ret;
 		}
-		for (int i = 0; i < cntr->neps; i++) {
-			uint64_t d = srd_ep_next_deadline(cntr->eps[i]);
-
-			next = d < next ? d : next;
-		}
-		srd_wait_drain(&cntr->wait);
-		cntr->sleepers++;
-		srd_domain_unlock(cntr->dom);
-		if (srd_clock_now_ns() < deadline)
-			srd_wait_until(cntr->wait.epfd,
-				       next < deadline ? next : deadline);
-		srd_domain_lock(cntr->dom);
-		cntr->sleepers--;
+		srd_wait_sleep(cntr->dom, &cntr->wait, &cntr->sleepers,
+			       &cntr->eps, deadline);
 		srd_domain_unlock(cntr->dom);
 		if (srd_clock_now_ns() >= deadline && cntr->value < threshold)
 			return -FI_ETIMEDOUT;
@@ -134,32 +124,6 @@ static struct fi_ops_cntr srd_cntr_ops = {
 	.seterr = cntr_seterr,
 };
 
-int srd_cntr_bind_ep(struct srd_cntr *cntr, struct srd_ep *ep)
-{
-	struct srd_ep **eps;
-
-	for (int i = 0; i < cntr->neps; i++)
-		if (cntr->eps[i] == ep)
-			return 0;
-	eps = realloc(cntr->eps, (size_t)(cntr->neps + 1) * sizeof(*eps));
-	if (!eps)
-		return -FI_ENOMEM;
-	cntr->eps = eps;
-	cntr->eps[cntr->neps++] = ep;
-	return srd_wait_add_fd(&cntr->wait, ep->wire->ops->fd(ep->wire));
-}
-
-void srd_cntr_unbind_ep(struct srd_cntr *cntr, struct srd_ep *ep)
-{
-	for (int i = 0; i < cntr->neps; i++) {
-		if (cntr->eps[i] != ep)
-			continue;
-		cntr->eps[i] = cntr->eps[--cntr->neps];
-		srd_wait_del_fd(&cntr->wait, ep->wire->ops->fd(ep->wire));
-		return;
-	}
-}
-
 static int cntr_close(struct fid *fid)
 {
 	struct srd_cntr *cntr = srd_container_of(fid, struct srd_cntr,
@@ -171,7 +135,7 @@ static int cntr_close(struct fid *fid)
 	cntr->dom->refs--;
 	srd_domain_unlock(cntr->dom);
 	srd_wait_fini(&cntr->wait);
-	free(cntr->eps);
+	free(cntr->eps.eps);
 	free(cntr);
 	return 0;
 }
@@ -180,21 +144,12 @@ static int cntr_control(struct fid *fid, int command, void *arg)
 {
 	struct srd_cntr *cntr = srd_container_of(fid, struct srd_cntr,
 						 cntr_fid.fid);
+	int ret = srd_wait_control(&cntr->wait, cntr->wait_obj, command, arg);
 
-	switch (command) {
-	case FI_GETWAIT:
-		if (cntr->wait_obj != FI_WAIT_FD || !arg)
-			return -FI_ENODATA;
-		*(int *)arg = cntr->wait.epfd;
-		return 0;
-	case FI_GETWAITOBJ:
-		if (!arg)
-			return -FI_EINVAL;
-		*(enum fi_wait_obj *)arg = cntr->wait_obj;
-		return 0;
-	default:
-		return -FI_ENOSYS;
-	}
+	/* Someone may now poll our fd: every update must signal it. */
+	if (!ret && command == FI_GETWAIT)
+		cntr->fd_exported = true;
+	return ret;
 }
 
 static struct fi_ops srd_cntr_fi_ops = {

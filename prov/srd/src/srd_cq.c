@@ -150,7 +150,7 @@ static ssize_t cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 	srd_domain_lock(cq->dom);
 	srd_domain_note_app(cq->dom);
 	if (!cq_count(cq))
-		srd_ep_progress_all(cq->eps, cq->neps);
+		srd_ep_set_progress(&cq->eps);
 	ret = cq_pop(cq, buf, count, src);
 	srd_domain_unlock(cq->dom);
 	return ret;
@@ -204,8 +204,6 @@ static ssize_t cq_sreadfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 	if (cq->wait_obj == FI_WAIT_NONE)
 		return -FI_ENOSYS;
 	for (;;) {
-		uint64_t next = UINT64_MAX;
-
 		ret = cq_readfrom(cq_fid, buf, count, src);
 		if (ret != -FI_EAGAIN)
 			return ret;
@@ -215,19 +213,8 @@ static ssize_t cq_sreadfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 			srd_domain_unlock(cq->dom);
 			return -FI_EAGAIN;
 		}
-		for (int i = 0; i < cq->neps; i++) {
-			uint64_t d = srd_ep_next_deadline(cq->eps[i]);
-
-			next = d < next ? d : next;
-		}
-		srd_wait_drain(&cq->wait);
-		cq->sleepers++;
-		srd_domain_unlock(cq->dom);
-		if (srd_clock_now_ns() < deadline)
-			srd_wait_until(cq->wait.epfd,
-				       next < deadline ? next : deadline);
-		srd_domain_lock(cq->dom);
-		cq->sleepers--;
+		srd_wait_sleep(cq->dom, &cq->wait, &cq->sleepers, &cq->eps,
+			       deadline);
 		srd_domain_unlock(cq->dom);
 		if (srd_clock_now_ns() >= deadline)
 			return cq_readfrom(cq_fid, buf, count, src);
@@ -254,15 +241,7 @@ static int cq_signal(struct fid_cq *cq_fid)
 static const char *cq_strerror(struct fid_cq *cq_fid, int prov_errno,
 			       const void *err_data, char *buf, size_t len)
 {
-	const char *str = fi_strerror(prov_errno < 0 ? -prov_errno :
-				      prov_errno);
-
-	if (buf && len) {
-		strncpy(buf, str, len - 1);
-		buf[len - 1] = '\0';
-		return buf;
-	}
-	return str;
+	return srd_strerror_buf(prov_errno, buf, len);
 }
 
 static struct fi_ops_cq srd_cq_ops = {
@@ -281,38 +260,12 @@ int srd_cq_trywait(struct srd_cq *cq)
 	bool ready;
 
 	srd_domain_lock(cq->dom);
-	srd_ep_progress_all(cq->eps, cq->neps);
+	srd_ep_set_progress(&cq->eps);
 	ready = cq_count(cq) || !srd_dlist_empty(&cq->errs);
 	if (!ready)
 		srd_wait_drain(&cq->wait);
 	srd_domain_unlock(cq->dom);
 	return ready ? -FI_EAGAIN : 0;
-}
-
-int srd_cq_bind_ep(struct srd_cq *cq, struct srd_ep *ep)
-{
-	struct srd_ep **eps;
-
-	for (int i = 0; i < cq->neps; i++)
-		if (cq->eps[i] == ep)
-			return 0;
-	eps = realloc(cq->eps, (size_t)(cq->neps + 1) * sizeof(*eps));
-	if (!eps)
-		return -FI_ENOMEM;
-	cq->eps = eps;
-	cq->eps[cq->neps++] = ep;
-	return srd_wait_add_fd(&cq->wait, ep->wire->ops->fd(ep->wire));
-}
-
-void srd_cq_unbind_ep(struct srd_cq *cq, struct srd_ep *ep)
-{
-	for (int i = 0; i < cq->neps; i++) {
-		if (cq->eps[i] != ep)
-			continue;
-		cq->eps[i] = cq->eps[--cq->neps];
-		srd_wait_del_fd(&cq->wait, ep->wire->ops->fd(ep->wire));
-		return;
-	}
 }
 
 static int cq_close(struct fid *fid)
@@ -328,7 +281,7 @@ static int cq_close(struct fid *fid)
 	while ((e = srd_dlist_pop_head(&cq->errs)))
 		free(srd_container_of(e, struct srd_cq_err, entry));
 	srd_wait_fini(&cq->wait);
-	free(cq->eps);
+	free(cq->eps.eps);
 	free(cq->ring);
 	free(cq);
 	return 0;
@@ -337,23 +290,12 @@ static int cq_close(struct fid *fid)
 static int cq_control(struct fid *fid, int command, void *arg)
 {
 	struct srd_cq *cq = srd_container_of(fid, struct srd_cq, cq_fid.fid);
+	int ret = srd_wait_control(&cq->wait, cq->wait_obj, command, arg);
 
-	switch (command) {
-	case FI_GETWAIT:
-		if (cq->wait_obj != FI_WAIT_FD || !arg)
-			return -FI_ENODATA;
-		/* An epoll fd: readable when a bound wire or the CQ is. */
-		*(int *)arg = cq->wait.epfd;
+	/* Someone may now poll our fd: every completion must signal it. */
+	if (!ret && command == FI_GETWAIT)
 		cq->fd_exported = true;
-		return 0;
-	case FI_GETWAITOBJ:
-		if (!arg)
-			return -FI_EINVAL;
-		*(enum fi_wait_obj *)arg = cq->wait_obj;
-		return 0;
-	default:
-		return -FI_ENOSYS;
-	}
+	return ret;
 }
 
 static struct fi_ops srd_cq_fi_ops = {

@@ -82,10 +82,66 @@ int srd_ep_progress(struct srd_ep *ep)
 	return work;
 }
 
-void srd_ep_progress_all(struct srd_ep **eps, int neps)
+void srd_ep_set_progress(const struct srd_ep_set *set)
 {
-	for (int i = 0; i < neps; i++)
-		srd_ep_progress(eps[i]);
+	for (int i = 0; i < set->count; i++)
+		srd_ep_progress(set->eps[i]);
+}
+
+int srd_ep_set_add(struct srd_ep_set *set, struct srd_wait *wait,
+		   struct srd_ep *ep)
+{
+	struct srd_ep **eps;
+
+	for (int i = 0; i < set->count; i++)
+		if (set->eps[i] == ep)
+			return 0;
+	eps = realloc(set->eps, (size_t)(set->count + 1) * sizeof(*eps));
+	if (!eps)
+		return -FI_ENOMEM;
+	set->eps = eps;
+	set->eps[set->count++] = ep;
+	return srd_wait_add_fd(wait, ep->wire->ops->fd(ep->wire));
+}
+
+void srd_ep_set_del(struct srd_ep_set *set, struct srd_wait *wait,
+		    struct srd_ep *ep)
+{
+	for (int i = 0; i < set->count; i++) {
+		if (set->eps[i] != ep)
+			continue;
+		set->eps[i] = set->eps[--set->count];
+		srd_wait_del_fd(wait, ep->wire->ops->fd(ep->wire));
+		return;
+	}
+}
+
+static uint64_t ep_set_deadline(const struct srd_ep_set *set)
+{
+	uint64_t next = UINT64_MAX;
+
+	for (int i = 0; i < set->count; i++) {
+		uint64_t d = srd_ep_next_deadline(set->eps[i]);
+
+		next = d < next ? d : next;
+	}
+	return next;
+}
+
+void srd_wait_sleep(struct srd_domain *dom, struct srd_wait *wait,
+		    int *sleepers, const struct srd_ep_set *set,
+		    uint64_t deadline_ns)
+{
+	uint64_t next = ep_set_deadline(set);
+
+	srd_wait_drain(wait);
+	(*sleepers)++;
+	srd_domain_unlock(dom);
+	if (srd_clock_now_ns() < deadline_ns)
+		srd_wait_until(wait->epfd, next < deadline_ns ? next :
+			       deadline_ns);
+	srd_domain_lock(dom);
+	(*sleepers)--;
 }
 
 uint64_t srd_ep_next_deadline(struct srd_ep *ep)
@@ -122,7 +178,7 @@ static int ep_bind_cq(struct srd_ep *ep, struct srd_cq *cq, uint64_t flags)
 	if (((flags & FI_TRANSMIT) && ep->tx_cq) ||
 	    ((flags & FI_RECV) && ep->rx_cq))
 		return -FI_EINVAL;
-	ret = srd_cq_bind_ep(cq, ep);
+	ret = srd_ep_set_add(&cq->eps, &cq->wait, ep);
 	if (ret)
 		return ret;
 	if (flags & FI_TRANSMIT) {
@@ -150,7 +206,7 @@ static int ep_bind_cntr(struct srd_ep *ep, struct srd_cntr *cntr,
 	if (!flags || (flags & ~(FI_SEND | FI_RECV | FI_READ | FI_WRITE |
 				 FI_REMOTE_READ | FI_REMOTE_WRITE)))
 		return -FI_EBADFLAGS;
-	ret = srd_cntr_bind_ep(cntr, ep);
+	ret = srd_ep_set_add(&cntr->eps, &cntr->wait, ep);
 	if (ret)
 		return ret;
 	for (int k = 0; k < SRD_CNTR_KINDS; k++) {
@@ -261,17 +317,17 @@ static void ep_unbind_all(struct srd_ep *ep)
 		ep->av->refs--;
 	if (ep->tx_cq) {
 		ep->tx_cq->refs--;
-		srd_cq_unbind_ep(ep->tx_cq, ep);
+		srd_ep_set_del(&ep->tx_cq->eps, &ep->tx_cq->wait, ep);
 	}
 	if (ep->rx_cq) {
 		ep->rx_cq->refs--;
-		srd_cq_unbind_ep(ep->rx_cq, ep);
+		srd_ep_set_del(&ep->rx_cq->eps, &ep->rx_cq->wait, ep);
 	}
 	for (int k = 0; k < SRD_CNTR_KINDS; k++) {
 		if (!ep->cntrs[k])
 			continue;
 		ep->cntrs[k]->refs--;
-		srd_cntr_unbind_ep(ep->cntrs[k], ep);
+		srd_ep_set_del(&ep->cntrs[k]->eps, &ep->cntrs[k]->wait, ep);
 	}
 }
 

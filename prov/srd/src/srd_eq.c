@@ -157,15 +157,7 @@ static ssize_t eq_sread(struct fid_eq *fid, uint32_t *event, void *buf,
 static const char *eq_strerror(struct fid_eq *fid, int prov_errno,
 			       const void *err_data, char *buf, size_t len)
 {
-	const char *str = fi_strerror(prov_errno < 0 ? -prov_errno :
-				      prov_errno);
-
-	if (buf && len) {
-		strncpy(buf, str, len - 1);
-		buf[len - 1] = '\0';
-		return buf;
-	}
-	return str;
+	return srd_strerror_buf(prov_errno, buf, len);
 }
 
 static struct fi_ops_eq srd_eq_ops = {
@@ -197,20 +189,7 @@ static int eq_control(struct fid *fid, int command, void *arg)
 {
 	struct srd_eq *eq = srd_container_of(fid, struct srd_eq, eq_fid.fid);
 
-	switch (command) {
-	case FI_GETWAIT:
-		if (eq->wait_obj != FI_WAIT_FD || !arg)
-			return -FI_ENODATA;
-		*(int *)arg = eq->wait.epfd;
-		return 0;
-	case FI_GETWAITOBJ:
-		if (!arg)
-			return -FI_EINVAL;
-		*(enum fi_wait_obj *)arg = eq->wait_obj;
-		return 0;
-	default:
-		return -FI_ENOSYS;
-	}
+	return srd_wait_control(&eq->wait, eq->wait_obj, command, arg);
 }
 
 static struct fi_ops srd_eq_fi_ops = {

@@ -18,13 +18,15 @@ uint64_t srd_iov_len(const struct iovec *iov, size_t count)
 	return len;
 }
 
-size_t srd_iov_copy_to(const struct iovec *iov, size_t count,
-		       uint64_t offset, const void *src, size_t len)
+/* Copies len bytes between buf and the iovs from offset; to_iov picks the
+ * direction.  Returns the bytes copied (fewer when the iovs end). */
+static size_t iov_copy(const struct iovec *iov, size_t count, uint64_t offset,
+		       uint8_t *buf, size_t len, bool to_iov)
 {
-	const uint8_t *from = src;
 	size_t done = 0;
 
 	for (size_t i = 0; i < count && done < len; i++) {
+		uint8_t *base = iov[i].iov_base;
 		size_t n;
 
 		if (offset >= iov[i].iov_len) {
@@ -34,34 +36,26 @@ size_t srd_iov_copy_to(const struct iovec *iov, size_t count,
 		n = iov[i].iov_len - offset;
 		if (n > len - done)
 			n = len - done;
-		memcpy((uint8_t *)iov[i].iov_base + offset, from + done, n);
+		if (to_iov)
+			memcpy(base + offset, buf + done, n);
+		else
+			memcpy(buf + done, base + offset, n);
 		done += n;
 		offset = 0;
 	}
 	return done;
 }
 
+size_t srd_iov_copy_to(const struct iovec *iov, size_t count,
+		       uint64_t offset, const void *src, size_t len)
+{
+	return iov_copy(iov, count, offset, (uint8_t *)src, len, true);
+}
+
 size_t srd_iov_copy_from(void *dst, const struct iovec *iov, size_t count,
 			 uint64_t offset, size_t len)
 {
-	uint8_t *to = dst;
-	size_t done = 0;
-
-	for (size_t i = 0; i < count && done < len; i++) {
-		size_t n;
-
-		if (offset >= iov[i].iov_len) {
-			offset -= iov[i].iov_len;
-			continue;
-		}
-		n = iov[i].iov_len - offset;
-		if (n > len - done)
-			n = len - done;
-		memcpy(to + done, (const uint8_t *)iov[i].iov_base + offset, n);
-		done += n;
-		offset = 0;
-	}
-	return done;
+	return iov_copy(iov, count, offset, dst, len, false);
 }
 
 static uint64_t rxe_op_flags(const struct srd_rxe *rxe)

@@ -8,6 +8,7 @@
 #include "srd.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -98,4 +99,35 @@ int srd_wait_until(int epfd, uint64_t deadline_ns)
 		       (tsp->tv_nsec + 999999) / 1000000) : -1);
 #endif
 	return n < 0 ? (errno == EINTR ? 1 : -errno) : n;
+}
+
+int srd_wait_control(struct srd_wait *wait, enum fi_wait_obj obj,
+		     int command, void *arg)
+{
+	switch (command) {
+	case FI_GETWAIT:
+		if (obj != FI_WAIT_FD || !arg)
+			return -FI_ENODATA;
+		/* An epoll fd: readable when a bound socket or the signal is. */
+		*(int *)arg = wait->epfd;
+		return 0;
+	case FI_GETWAITOBJ:
+		if (!arg)
+			return -FI_EINVAL;
+		*(enum fi_wait_obj *)arg = obj;
+		return 0;
+	default:
+		return -FI_ENOSYS;
+	}
+}
+
+const char *srd_strerror_buf(int prov_errno, char *buf, size_t len)
+{
+	const char *str = fi_strerror(prov_errno < 0 ? -prov_errno :
+				      prov_errno);
+
+	if (!buf || !len)
+		return str;
+	snprintf(buf, len, "%s", str);
+	return buf;
 }
