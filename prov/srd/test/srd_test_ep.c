@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 struct host {
@@ -267,6 +268,49 @@ Test(ep, truncation_reports_etrunc, .timeout = 30)
 	cr_assert_eq(memcmp(in, out, sizeof(in)), 0);
 	cr_assert_eq(wait_comp(&a, &e, &err, 10), 0);
 	cr_assert_eq(e.op_context, out);
+	host_close(&a);
+	host_close(&b);
+}
+
+static double cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* A blocking read sleeps (in the kernel) instead of spinning, and so
+ * does the progress thread beside it; it still wakes for a message. */
+Test(ep, sread_sleeps_and_wakes_for_a_message, .timeout = 30)
+{
+	struct host a, b;
+	struct fi_cq_tagged_entry e;
+	char out[64] = "wake up", in[64];
+	double wall, cpu;
+	ssize_t ret;
+
+	host_open(&a);
+	host_open(&b);
+	connect_pair(&a, &b);
+	wall = now_s();
+	cpu = cpu_s();
+	ret = fi_cq_sread(b.cq, &e, 1, NULL, 600);
+	wall = now_s() - wall;
+	cpu = cpu_s() - cpu;
+	cr_assert_eq(ret, -FI_EAGAIN);
+	cr_assert_geq(wall, 0.55);
+	cr_assert_lt(cpu, 0.25 * wall, "sread burned %.3f s of CPU in %.3f s",
+		     cpu, wall);
+	cr_assert_eq(fi_trecv(b.ep, in, sizeof(in), NULL, FI_ADDR_UNSPEC, 1, 0,
+			      in), 0);
+	cr_assert_eq(fi_tsend(a.ep, out, sizeof(out), NULL, a.peer, 1, out), 0);
+	/* A's side is progressed by its own thread while B sleeps. */
+	ret = fi_cq_sread(b.cq, &e, 1, NULL, 5000);
+	cr_assert_eq(ret, 1);
+	cr_assert_eq(e.op_context, in);
+	cr_assert_str_eq(in, "wake up");
 	host_close(&a);
 	host_close(&b);
 }
