@@ -160,11 +160,25 @@ static void srd_ep_peer_init(void *ctx, struct srd_tp_peer *tp_peer)
 	peer->av_gen = UINT64_MAX;
 }
 
+static void srd_ep_tx_state_changed(void *ctx, struct srd_tp_peer *peer,
+				    enum srd_tp_tx_state old_state,
+				    enum srd_tp_tx_state new_state)
+{
+	char addr[64];
+
+	(void)ctx;
+	SRD_INFO(FI_LOG_EP_DATA, "peer %s: send session %s -> %s\n",
+		 srd_wire_addr_str(&peer->addr, addr, sizeof(addr)),
+		 srd_tp_tx_state_str(old_state),
+		 srd_tp_tx_state_str(new_state));
+}
+
 static const struct srd_tp_ops srd_ep_tp_ops = {
 	.recv = srd_pke_recv,
 	.done = srd_pke_done,
 	.peer_event = srd_pke_peer_event,
 	.peer_init = srd_ep_peer_init,
+	.tx_state_changed = srd_ep_tx_state_changed,
 };
 
 /* --- bind ------------------------------------------------------------ */

@@ -130,7 +130,13 @@ struct srd_tp_ops {
 			   enum srd_tp_peer_event event, int err);
 	/* Optional: a peer was just created (its upper part is zeroed). */
 	void (*peer_init)(void *ctx, struct srd_tp_peer *peer);
+	/* Optional: a send session changed state (for logs). */
+	void (*tx_state_changed)(void *ctx, struct srd_tp_peer *peer,
+				 enum srd_tp_tx_state old_state,
+				 enum srd_tp_tx_state new_state);
 };
+
+const char *srd_tp_tx_state_str(enum srd_tp_tx_state state);
 
 struct srd_tp_cfg {
 	uint32_t window_pkts;

@@ -15,6 +15,7 @@
 #include "srd_tp.h"
 #include "srd_rng.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,35 @@ struct srd_tp_peer *srd_tp_peer_get(struct srd_tp *tp,
 	return peer ? peer : tp_peer_alloc(tp, addr);
 }
 
+const char *srd_tp_tx_state_str(enum srd_tp_tx_state state)
+{
+	static const char *const names[] = {
+		[SRD_TP_TX_IDLE] = "IDLE",
+		[SRD_TP_TX_HS_SENT] = "HS_SENT",
+		[SRD_TP_TX_ACTIVE] = "ACTIVE",
+	};
+
+	return state <= SRD_TP_TX_ACTIVE ? names[state] : "?";
+}
+
+/*
+ * The one place a send session changes state (spec 5.4):
+ *   IDLE -> HS_SENT (first send), HS_SENT -> ACTIVE (HS_RESP),
+ *   HS_SENT or ACTIVE -> IDLE (failure or the peer restarted).
+ */
+static void tp_tx_set_state(struct srd_tp *tp, struct srd_tp_peer *peer,
+			    enum srd_tp_tx_state state)
+{
+	enum srd_tp_tx_state old = peer->tx_state;
+
+	assert((old == SRD_TP_TX_IDLE && state == SRD_TP_TX_HS_SENT) ||
+	       (old == SRD_TP_TX_HS_SENT && state == SRD_TP_TX_ACTIVE) ||
+	       (old != SRD_TP_TX_IDLE && state == SRD_TP_TX_IDLE));
+	peer->tx_state = state;
+	if (tp->ops->tx_state_changed)
+		tp->ops->tx_state_changed(tp->ctx, peer, old, state);
+}
+
 static void tp_hs_post(struct srd_tp *tp, struct srd_tp_peer *peer,
 		       uint8_t type, uint32_t session, uint32_t init_psn)
 {
@@ -115,7 +145,7 @@ void srd_tp_hs_start(struct srd_tp *tp, struct srd_tp_peer *peer)
 	uint64_t now = srd_tp_now(tp);
 
 	if (peer->tx_state == SRD_TP_TX_IDLE) {
-		peer->tx_state = SRD_TP_TX_HS_SENT;
+		tp_tx_set_state(tp, peer, SRD_TP_TX_HS_SENT);
 		peer->tx_session = (uint32_t)srd_random_u64();
 		peer->tx_next_psn = (uint32_t)srd_random_u64();
 		peer->tx_una = peer->tx_next_psn;
@@ -139,7 +169,8 @@ void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err)
 {
 	struct srd_dlist *e;
 
-	peer->tx_state = SRD_TP_TX_IDLE;
+	if (peer->tx_state != SRD_TP_TX_IDLE)
+		tp_tx_set_state(tp, peer, SRD_TP_TX_IDLE);
 	tp->cnt.peers_failed++;
 	while ((e = srd_dlist_pop_head(&peer->tx_inflight_list)) ||
 	       (e = srd_dlist_pop_head(&peer->tx_queue))) {
@@ -197,7 +228,7 @@ static void tp_hs_handle_resp(struct srd_tp *tp, struct srd_tp_peer *peer,
 		return;
 	}
 	peer->tx_remote_conn = base->src_conn;
-	peer->tx_state = SRD_TP_TX_ACTIVE;
+	tp_tx_set_state(tp, peer, SRD_TP_TX_ACTIVE);
 	peer->tx_window = tp->cfg.window_pkts;
 	if (hs->rx_window && hs->rx_window < peer->tx_window)
 		peer->tx_window = hs->rx_window;
