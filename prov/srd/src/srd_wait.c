@@ -78,12 +78,24 @@ uint64_t srd_wait_deadline_ms(int timeout_ms)
 	return srd_clock_now_ns() + (uint64_t)timeout_ms * SRD_NS_PER_MS;
 }
 
+/* epoll_pwait2 takes a nanosecond timeout; where the kernel (or valgrind)
+ * lacks it, epoll_wait rounds the timeout up to whole milliseconds. */
+static int wait_ms_fallback(int epfd, struct epoll_event *ev, int n,
+			    const struct timespec *ts)
+{
+	int ms = -1;
+
+	if (ts)
+		ms = (int)(ts->tv_sec * 1000 + (ts->tv_nsec + 999999) / 1000000);
+	return epoll_wait(epfd, ev, n, ms);
+}
+
 int srd_wait_until(int epfd, uint64_t deadline_ns)
 {
 	struct epoll_event ev[4];
 	struct timespec ts, *tsp = NULL;
 	uint64_t now = srd_clock_now_ns();
-	int n;
+	int n = -1;
 
 	if (deadline_ns != UINT64_MAX) {
 		uint64_t left = deadline_ns > now ? deadline_ns - now : 0;
@@ -93,11 +105,16 @@ int srd_wait_until(int epfd, uint64_t deadline_ns)
 		tsp = &ts;
 	}
 #ifdef HAVE_EPOLL_PWAIT2
-	n = epoll_pwait2(epfd, ev, 4, tsp, NULL);
-#else
-	n = epoll_wait(epfd, ev, 4, tsp ? (int)((tsp->tv_sec * 1000) +
-		       (tsp->tv_nsec + 999999) / 1000000) : -1);
+	static bool no_pwait2;
+
+	if (!no_pwait2) {
+		n = epoll_pwait2(epfd, ev, 4, tsp, NULL);
+		if (n < 0 && errno == ENOSYS)
+			no_pwait2 = true;
+	}
+	if (no_pwait2)
 #endif
+		n = wait_ms_fallback(epfd, ev, 4, tsp);
 	return n < 0 ? (errno == EINTR ? 1 : -errno) : n;
 }
 
