@@ -5,8 +5,10 @@
 #      ("make check"),
 #   2. the unit tests and the quick sft suite again under AddressSanitizer
 #      + UndefinedBehaviorSanitizer,
-#   3. Debian's fi_pingpong over srd (msg and tagged, -c, -S all),
-#   4. the loss test: 5 % UDP loss inside a network namespace (root only).
+#   3. the unit tests under valgrind memcheck (in-memory transport, and
+#      endpoints through the real libfabric),
+#   4. Debian's fi_pingpong over srd (msg and tagged, -c, -S all),
+#   5. the loss test: 5 % UDP loss inside a network namespace (root only).
 # --full adds the sft suite against tcp;ofi_rxm (proof the tests test the
 # API) and a longer loss run.  Every stage prints its time; the last line
 # counts stages: "N passed, N failed".
@@ -78,6 +80,21 @@ pingpong() {	# fi_pingpong from libfabric-bin, both sides checked
 	return $rc
 }
 
+memcheck() {	# the unit tests; timers fire late under valgrind, tests allow it
+	local t rc=0
+	export FI_PROVIDER_PATH=$top/build/.libs
+	for t in util/test/srd_test_util prov/srd/test/srd_test_tp \
+		 prov/srd/test/srd_test_ep; do
+		echo "valgrind $t"
+		valgrind -q --trace-children=yes --error-exitcode=9 \
+			--leak-check=full --show-leak-kinds=definite \
+			"$top/build/$t" 2>&1 | grep -v "^hwloc\|HWLOC_CPUID\|^May be" |
+			tail -3
+		[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+	done
+	return $rc
+}
+
 loss() {
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "SKIP: the loss test needs root (network namespaces)"
@@ -101,6 +118,7 @@ stage "build with ASan+UBSan" build build-asan --enable-sanitize &&
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	stage "sanitized unit tests + quick sft suite" check build-asan \
 		SFT_QUICK=1
+stage "unit tests under valgrind memcheck" memcheck
 stage "fi_pingpong (Debian libfabric-bin) over srd" pingpong
 stage "loss test (5% UDP loss in a namespace)" loss
 if [ $full -eq 1 ]; then

@@ -113,7 +113,6 @@ struct srd_domain {
 	pthread_mutex_t lock;
 	bool use_lock;
 	int refs;
-	uint64_t last_app_ns;		/* the application's last call in */
 	struct srd_dlist eps;		/* enabled endpoints */
 	struct srd_hmap mr_map;		/* MR key -> srd_mr */
 	struct srd_progress *progress;
@@ -132,7 +131,6 @@ static inline void srd_domain_unlock(struct srd_domain *dom)
 	if (dom->use_lock)
 		pthread_mutex_unlock(&dom->lock);
 }
-void srd_domain_note_app(struct srd_domain *dom);
 
 int srd_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 		    void *context);
@@ -264,6 +262,8 @@ int srd_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 		struct fid_eq **eq, void *context);
 int srd_eq_report(struct fid_eq *eq, uint32_t event, const void *entry,
 		  size_t len, bool is_err);
+void srd_eq_ref(struct fid_eq *eq);
+void srd_eq_unref(struct fid_eq *eq);
 
 /* --- MR ------------------------------------------------------------------ */
 struct srd_mr {
@@ -322,6 +322,8 @@ struct srd_ep {
 	size_t inject_size;
 	size_t min_multi_recv;
 	bool enabled;
+	uint64_t last_app_ns;		/* the application's last call in */
+	bool thread_watch;		/* the progress thread polls our socket */
 	union srd_wire_addr src_addr;
 	struct srd_wire *wire;
 	struct srd_tp tp;
@@ -371,6 +373,7 @@ int srd_progress_start(struct srd_domain *dom);
 void srd_progress_stop(struct srd_domain *dom);
 int srd_progress_add_ep(struct srd_domain *dom, struct srd_ep *ep);
 void srd_progress_del_ep(struct srd_domain *dom, struct srd_ep *ep);
+void srd_progress_note_app(struct srd_domain *dom, struct srd_ep *ep);
 
 /* --- no-op ops (srd_ops_none.c) ------------------------------------------ */
 int srd_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);

@@ -297,6 +297,8 @@ static int av_close(struct fid *fid)
 	srd_domain_lock(av->dom);
 	av->dom->refs--;
 	srd_domain_unlock(av->dom);
+	if (av->eq)
+		srd_eq_unref(av->eq);
 	srd_hmap_fini(&av->rev);
 	free(av->nodes);
 	free(av->valid);
@@ -311,9 +313,10 @@ static int av_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 
 	if (bfid->fclass != FI_CLASS_EQ || flags)
 		return -FI_EINVAL;
-	if (!(av->flags & FI_EVENT))
-		return -FI_EINVAL;	/* only an FI_EVENT AV reports */
+	if (!(av->flags & FI_EVENT) || av->eq)
+		return -FI_EINVAL;	/* only an FI_EVENT AV reports, to one EQ */
 	av->eq = srd_container_of(bfid, struct fid_eq, fid);
+	srd_eq_ref(av->eq);
 	return 0;
 }
 

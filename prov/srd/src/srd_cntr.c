@@ -38,7 +38,6 @@ static uint64_t cntr_read(struct fid_cntr *fid)
 	uint64_t v;
 
 	srd_domain_lock(cntr->dom);
-	srd_domain_note_app(cntr->dom);
 	srd_ep_set_progress(&cntr->eps);
 	v = cntr->value;
 	srd_domain_unlock(cntr->dom);
@@ -97,7 +96,6 @@ static int cntr_wait(struct fid_cntr *fid, uint64_t threshold, int timeout)
 		return -FI_EINVAL;	/* would spin forever without a wait */
 	for (;;) {
 		srd_domain_lock(cntr->dom);
-		srd_domain_note_app(cntr->dom);
 		srd_ep_set_progress(&cntr->eps);
 		if (cntr->value >= threshold || cntr->err != err0) {
 			int ret = cntr->value >= threshold ? 0 : -FI_EAVAIL;

@@ -148,7 +148,6 @@ static ssize_t cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 	if (!buf && count)
 		return -FI_EINVAL;
 	srd_domain_lock(cq->dom);
-	srd_domain_note_app(cq->dom);
 	if (!cq_count(cq))
 		srd_ep_set_progress(&cq->eps);
 	ret = cq_pop(cq, buf, count, src);
@@ -212,6 +211,11 @@ static ssize_t cq_sreadfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 			cq->signaled = false;
 			srd_domain_unlock(cq->dom);
 			return -FI_EAGAIN;
+		}
+		/* Another thread may have progressed us since the read. */
+		if (cq_count(cq) || !srd_dlist_empty(&cq->errs)) {
+			srd_domain_unlock(cq->dom);
+			continue;
 		}
 		srd_wait_sleep(cq->dom, &cq->wait, &cq->sleepers, &cq->eps,
 			       deadline);

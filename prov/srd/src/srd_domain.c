@@ -8,11 +8,6 @@
 
 #include <stdlib.h>
 
-void srd_domain_note_app(struct srd_domain *dom)
-{
-	dom->last_app_ns = srd_clock_now_ns();
-}
-
 static int domain_close(struct fid *fid)
 {
 	struct srd_domain *dom = srd_container_of(fid, struct srd_domain,

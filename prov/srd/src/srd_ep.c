@@ -84,8 +84,10 @@ int srd_ep_progress(struct srd_ep *ep)
 
 void srd_ep_set_progress(const struct srd_ep_set *set)
 {
-	for (int i = 0; i < set->count; i++)
+	for (int i = 0; i < set->count; i++) {
+		srd_progress_note_app(set->eps[i]->dom, set->eps[i]);
 		srd_ep_progress(set->eps[i]);
+	}
 }
 
 int srd_ep_set_add(struct srd_ep_set *set, struct srd_wait *wait,
@@ -187,7 +189,8 @@ static int ep_bind_cq(struct srd_ep *ep, struct srd_cq *cq, uint64_t flags)
 {
 	int ret;
 
-	if (flags & ~(FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION))
+	if ((flags & ~(FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION)) ||
+	    !(flags & (FI_TRANSMIT | FI_RECV)))
 		return -FI_EBADFLAGS;
 	if (((flags & FI_TRANSMIT) && ep->tx_cq) ||
 	    ((flags & FI_RECV) && ep->rx_cq))
@@ -208,6 +211,16 @@ static int ep_bind_cq(struct srd_ep *ep, struct srd_cq *cq, uint64_t flags)
 	return 0;
 }
 
+/* Drops one binding of cntr; the last one takes ep out of its set. */
+static void ep_cntr_release(struct srd_ep *ep, struct srd_cntr *cntr)
+{
+	cntr->refs--;
+	for (int k = 0; k < SRD_CNTR_KINDS; k++)
+		if (ep->cntrs[k] == cntr)
+			return;
+	srd_ep_set_del(&cntr->eps, &cntr->wait, ep);
+}
+
 static int ep_bind_cntr(struct srd_ep *ep, struct srd_cntr *cntr,
 			uint64_t flags)
 {
@@ -224,12 +237,14 @@ static int ep_bind_cntr(struct srd_ep *ep, struct srd_cntr *cntr,
 	if (ret)
 		return ret;
 	for (int k = 0; k < SRD_CNTR_KINDS; k++) {
-		if (!(flags & bits[k]))
+		struct srd_cntr *old = ep->cntrs[k];
+
+		if (!(flags & bits[k]) || old == cntr)
 			continue;
-		if (ep->cntrs[k])
-			ep->cntrs[k]->refs--;
 		ep->cntrs[k] = cntr;
 		cntr->refs++;
+		if (old)
+			ep_cntr_release(ep, old);
 	}
 	return 0;
 }
@@ -260,7 +275,12 @@ static int ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 							cntr_fid.fid), flags);
 		break;
 	case FI_CLASS_EQ:
+		if (ep->eq) {
+			ret = -FI_EINVAL;
+			break;
+		}
 		ep->eq = srd_container_of(bfid, struct fid_eq, fid);
+		srd_eq_ref(ep->eq);
 		break;
 	default:
 		ret = -FI_EINVAL;
@@ -338,11 +358,15 @@ static void ep_unbind_all(struct srd_ep *ep)
 		srd_ep_set_del(&ep->rx_cq->eps, &ep->rx_cq->wait, ep);
 	}
 	for (int k = 0; k < SRD_CNTR_KINDS; k++) {
-		if (!ep->cntrs[k])
+		struct srd_cntr *cntr = ep->cntrs[k];
+
+		if (!cntr)
 			continue;
-		ep->cntrs[k]->refs--;
-		srd_ep_set_del(&ep->cntrs[k]->eps, &ep->cntrs[k]->wait, ep);
+		ep->cntrs[k] = NULL;
+		ep_cntr_release(ep, cntr);
 	}
+	if (ep->eq)
+		srd_eq_unref(ep->eq);
 }
 
 static void ep_free_entries(struct srd_ep *ep)
@@ -656,6 +680,14 @@ int srd_ep_open(struct fid_domain *domain, struct fi_info *info,
 
 /* --- names (fi_ops_cm) ----------------------------------------------------- */
 
+static bool ep_has_cntr(const struct srd_ep *ep)
+{
+	for (int k = 0; k < SRD_CNTR_KINDS; k++)
+		if (ep->cntrs[k])
+			return true;
+	return false;
+}
+
 static int ep_getname(fid_t fid, void *addr, size_t *addrlen)
 {
 	struct srd_ep *ep = srd_container_of(fid, struct srd_ep, ep_fid.fid);
@@ -684,7 +716,8 @@ static int ep_setname(fid_t fid, void *addr, size_t addrlen)
 	memcpy(&wa, addr, addrlen);
 	if (srd_wire_addr_len(&wa) != addrlen)
 		return -FI_EINVAL;
-	if (ep->enabled)
+	/* Bound CQs and counters wait on the current socket: rename first. */
+	if (ep->enabled || ep->tx_cq || ep->rx_cq || ep_has_cntr(ep))
 		return -FI_EOPBADSTATE;
 	srd_domain_lock(ep->dom);
 	ret = srd_ep_open_wire(ep, &wa);

@@ -22,6 +22,7 @@ struct srd_eq_event {
 struct srd_eq {
 	struct fid_eq eq_fid;
 	struct srd_fabric *fabric;
+	int refs;			/* AVs and endpoints bound to it */
 	pthread_mutex_t lock;
 	struct srd_dlist events;
 	struct srd_wait wait;
@@ -169,11 +170,31 @@ static struct fi_ops_eq srd_eq_ops = {
 	.strerror = eq_strerror,
 };
 
+void srd_eq_ref(struct fid_eq *eq_fid)
+{
+	struct srd_eq *eq = eq_of(eq_fid);
+
+	pthread_mutex_lock(&eq->lock);
+	eq->refs++;
+	pthread_mutex_unlock(&eq->lock);
+}
+
+void srd_eq_unref(struct fid_eq *eq_fid)
+{
+	struct srd_eq *eq = eq_of(eq_fid);
+
+	pthread_mutex_lock(&eq->lock);
+	eq->refs--;
+	pthread_mutex_unlock(&eq->lock);
+}
+
 static int eq_close(struct fid *fid)
 {
 	struct srd_eq *eq = srd_container_of(fid, struct srd_eq, eq_fid.fid);
 	struct srd_dlist *e;
 
+	if (eq->refs)
+		return -FI_EBUSY;
 	while ((e = srd_dlist_pop_head(&eq->events)))
 		free(srd_container_of(e, struct srd_eq_event, entry));
 	srd_wait_fini(&eq->wait);

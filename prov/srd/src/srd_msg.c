@@ -12,6 +12,7 @@ ssize_t srd_generic_send(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 	ssize_t ret;
 
 	srd_domain_lock(ep->dom);
+	srd_progress_note_app(ep->dom, ep);
 	ret = srd_txe_post(ep, msg, flags, tagged);
 	if (ret == -FI_EAGAIN)
 		srd_ep_progress(ep);	/* make room for the retry */
@@ -25,6 +26,7 @@ ssize_t srd_generic_recv(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 	ssize_t ret;
 
 	srd_domain_lock(ep->dom);
+	srd_progress_note_app(ep->dom, ep);
 	ret = srd_rxe_post(ep, msg, flags, tagged);
 	if (ret == -FI_EAGAIN)
 		srd_ep_progress(ep);

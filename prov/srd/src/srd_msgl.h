@@ -83,6 +83,7 @@ struct srd_rxe {
 	bool rdv;
 	bool in_inprog;
 	bool claimed;			/* FI_PEEK|FI_CLAIM took it */
+	struct fi_context *claim_ctx;	/* whose internal[0] names us */
 	bool discard;			/* FI_DISCARD: drop the data, no completion */
 	bool cts_queued;		/* on ep->cts_pending */
 	uint8_t *unexp_buf;		/* data of an unexpected message */

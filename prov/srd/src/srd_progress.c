@@ -4,11 +4,13 @@
  * timeouts) while the application is not calling in, so a rank that
  * computes for minutes is not declared dead by its peers.
  *
- * It never spins: while the application is active (it called within
- * progress_idle_us) the thread only sleeps until that window ends; once
- * the application is away it sleeps on the endpoints' sockets and the
- * transports' next deadline, and runs progress when either fires.
- * The endpoint list itself is kept here for the domain.
+ * It never spins.  Each endpoint the application touched within
+ * progress_idle_us is the application's: the thread leaves it alone and
+ * only wakes when that window ends.  An endpoint left alone longer is the
+ * thread's: its socket joins the thread's epoll set and the thread runs
+ * its progress whenever the socket is readable or its next timer is due.
+ * A post on an endpoint the thread sleeps on wakes it, so timers the post
+ * arms are seen.  The domain's endpoint list is kept here too.
  */
 #include "config.h"
 #include "srd.h"
@@ -19,53 +21,65 @@ struct srd_progress {
 	pthread_t thread;
 	bool running;
 	bool stop;
-	struct srd_wait all;		/* wire fds + wake eventfd */
-	struct srd_wait idle;		/* wake eventfd only */
+	struct srd_wait all;		/* away endpoints' sockets + wake fd */
+	uint64_t until;			/* when the sleeping thread wakes */
 };
 
-static uint64_t progress_deadline(struct srd_domain *dom)
+static uint64_t progress_idle_ns(void)
 {
-	uint64_t next = UINT64_MAX;
-	struct srd_dlist *e;
-
-	srd_dlist_foreach(&dom->eps, e) {
-		struct srd_ep *ep = srd_container_of(e, struct srd_ep,
-						     dom_entry);
-		uint64_t d = srd_ep_next_deadline(ep);
-
-		next = d < next ? d : next;
-	}
-	return next;
+	return (uint64_t)srd_params.progress_idle_us * SRD_NS_PER_US;
 }
 
-static void progress_all_eps(struct srd_domain *dom)
+/* Caller holds the domain lock. */
+void srd_progress_note_app(struct srd_domain *dom, struct srd_ep *ep)
 {
-	struct srd_dlist *e;
+	struct srd_progress *prog = dom->progress;
 
-	srd_dlist_foreach(&dom->eps, e)
-		srd_ep_progress(srd_container_of(e, struct srd_ep, dom_entry));
+	ep->last_app_ns = srd_clock_now_ns();
+	if (prog && prog->until > ep->last_app_ns + progress_idle_ns()) {
+		prog->until = ep->last_app_ns;	/* one wake-up is enough */
+		srd_wait_signal(&prog->all);
+	}
+}
+
+/* Hands the endpoint to the thread or back to the application, and
+ * returns when the thread must look at it next. */
+static uint64_t progress_one(struct srd_progress *prog, struct srd_ep *ep,
+			     uint64_t now)
+{
+	int fd = ep->wire->ops->fd(ep->wire);
+
+	if (now - ep->last_app_ns < progress_idle_ns()) {
+		if (ep->thread_watch)
+			srd_wait_del_fd(&prog->all, fd);
+		ep->thread_watch = false;
+		return ep->last_app_ns + progress_idle_ns();
+	}
+	if (!ep->thread_watch && !srd_wait_add_fd(&prog->all, fd))
+		ep->thread_watch = true;
+	srd_ep_progress(ep);
+	return srd_ep_next_deadline(ep);
 }
 
 static void *progress_main(void *arg)
 {
 	struct srd_domain *dom = arg;
 	struct srd_progress *prog = dom->progress;
-	uint64_t idle_ns = (uint64_t)srd_params.progress_idle_us *
-			   SRD_NS_PER_US;
 
 	pthread_mutex_lock(&dom->lock);
 	while (!prog->stop) {
-		uint64_t now = srd_clock_now_ns();
-		bool app_away = now - dom->last_app_ns >= idle_ns;
-		uint64_t until;
+		uint64_t now = srd_clock_now_ns(), until = UINT64_MAX;
+		struct srd_dlist *e;
 
-		if (app_away)
-			progress_all_eps(dom);
-		until = app_away ? progress_deadline(dom) :
-				   dom->last_app_ns + idle_ns;
+		srd_dlist_foreach(&dom->eps, e) {
+			uint64_t d = progress_one(prog, srd_container_of(e,
+						  struct srd_ep, dom_entry), now);
+
+			until = d < until ? d : until;
+		}
+		prog->until = until;
 		pthread_mutex_unlock(&dom->lock);
-		srd_wait_until(app_away ? prog->all.epfd : prog->idle.epfd,
-			       until);
+		srd_wait_until(prog->all.epfd, until);
 		srd_wait_drain(&prog->all);
 		pthread_mutex_lock(&dom->lock);
 	}
@@ -81,24 +95,12 @@ static int progress_create(struct srd_domain *dom)
 	if (!prog)
 		return -FI_ENOMEM;
 	ret = srd_wait_init(&prog->all);
-	if (ret)
-		goto err_free;
-	ret = srd_wait_init(&prog->idle);
-	if (ret)
-		goto err_all;
-	/* One eventfd wakes both sets. */
-	ret = srd_wait_add_fd(&prog->idle, prog->all.efd);
-	if (ret)
-		goto err_idle;
+	if (ret) {
+		free(prog);
+		return ret;
+	}
 	dom->progress = prog;
 	return 0;
-err_idle:
-	srd_wait_fini(&prog->idle);
-err_all:
-	srd_wait_fini(&prog->all);
-err_free:
-	free(prog);
-	return ret;
 }
 
 int srd_progress_start(struct srd_domain *dom)
@@ -110,7 +112,6 @@ int srd_progress_start(struct srd_domain *dom)
 		return 0;
 	if (!dom->progress && (ret = progress_create(dom)))
 		return ret;
-	dom->last_app_ns = srd_clock_now_ns();
 	ret = pthread_create(&dom->progress->thread, NULL, progress_main, dom);
 	if (ret)
 		return -ret;
@@ -132,7 +133,6 @@ void srd_progress_stop(struct srd_domain *dom)
 		srd_wait_signal(&prog->all);
 		pthread_join(prog->thread, NULL);
 	}
-	srd_wait_fini(&prog->idle);
 	srd_wait_fini(&prog->all);
 	free(prog);
 	dom->progress = NULL;
@@ -145,19 +145,19 @@ int srd_progress_add_ep(struct srd_domain *dom, struct srd_ep *ep)
 
 	if (ret)
 		return ret;
+	ep->last_app_ns = srd_clock_now_ns();
 	srd_dlist_insert_tail(&dom->eps, &ep->dom_entry);
-	if (!dom->progress)
-		return 0;
-	ret = srd_wait_add_fd(&dom->progress->all, ep->wire->ops->fd(ep->wire));
-	srd_wait_signal(&dom->progress->all);
-	return ret;
+	if (dom->progress)
+		srd_wait_signal(&dom->progress->all);	/* a new endpoint */
+	return 0;
 }
 
 /* Caller holds the domain lock. */
 void srd_progress_del_ep(struct srd_domain *dom, struct srd_ep *ep)
 {
 	srd_dlist_remove(&ep->dom_entry);
-	if (dom->progress)
+	if (dom->progress && ep->thread_watch)
 		srd_wait_del_fd(&dom->progress->all,
 				ep->wire->ops->fd(ep->wire));
+	ep->thread_watch = false;
 }

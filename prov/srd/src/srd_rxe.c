@@ -87,6 +87,10 @@ struct srd_rxe *srd_rxe_alloc(struct srd_ep *ep)
 
 void srd_rxe_release(struct srd_ep *ep, struct srd_rxe *rxe)
 {
+	/* A claim that can no longer be taken must not name freed memory. */
+	if (rxe->claimed && rxe->claim_ctx &&
+	    rxe->claim_ctx->internal[0] == rxe)
+		rxe->claim_ctx->internal[0] = NULL;
 	srd_dlist_remove(&rxe->entry);
 	if (rxe->in_inprog)
 		srd_inprog_del(ep, rxe);
@@ -312,6 +316,7 @@ static ssize_t rxe_peek(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 		rxe_take_unexp(ep, unexp);
 	} else if ((flags & FI_CLAIM) && ctx) {
 		unexp->claimed = true;
+		unexp->claim_ctx = ctx;
 		ctx->internal[0] = unexp;
 	}
 	return 0;
@@ -351,6 +356,8 @@ ssize_t srd_rxe_post(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 		return -FI_EOPBADSTATE;
 	if (msg->iov_count > SRD_IOV_LIMIT || (msg->iov_count && !msg->msg_iov))
 		return -FI_EINVAL;
+	if (tagged)
+		flags &= ~FI_MULTI_RECV;	/* untagged receives only */
 	if ((ep->caps & FI_DIRECTED_RECV) && msg->addr != FI_ADDR_UNSPEC) {
 		if (!srd_av_addr(ep->av, msg->addr))
 			return -FI_EINVAL;

@@ -53,6 +53,7 @@ void srd_tp_flush_acks(struct srd_tp *tp)
 
 void srd_tp_fini(struct srd_tp *tp)
 {
+	srd_heap_fini(&tp->timers);	/* it writes into the peers' nodes */
 	for (uint32_t i = 0; i < tp->npeers; i++) {
 		struct srd_tp_peer *peer = tp->peer_table[i];
 
@@ -62,7 +63,6 @@ void srd_tp_fini(struct srd_tp *tp)
 	}
 	free(tp->peer_table);
 	srd_hmap_fini(&tp->peers);
-	srd_heap_fini(&tp->timers);
 	memset(tp, 0, sizeof(*tp));
 }
 
@@ -168,7 +168,10 @@ static void tp_rx_one(struct srd_tp *tp, const struct srd_wire_rx *rx)
 		tp->cnt.rx_drop_conn++;
 		return;
 	}
-	peer->last_heard_ns = srd_tp_now(tp);
+	/* Only the incarnations we talk with count as the peer answering. */
+	if (base->src_conn == peer->rx_conn ||
+	    base->src_conn == peer->tx_remote_conn)
+		peer->last_heard_ns = srd_tp_now(tp);
 	if (base->type == SRD_PKT_ACK)
 		srd_tp_rx_ack(tp, peer, rx->buf, rx->len);
 	else if (base->type >= SRD_PKT_RELIABLE_MIN)

@@ -209,8 +209,9 @@ static void tp_hs_handle_req(struct srd_tp *tp, struct srd_tp_peer *peer,
 	peer->ack_now = false;
 	srd_dlist_remove(&peer->ack_entry);
 	tp->ops->peer_event(tp->ctx, peer, SRD_TP_PEER_RX_RESTART, 0);
-	/* What we send to the old incarnation can no longer arrive. */
-	if (restarted && peer->tx_state == SRD_TP_TX_ACTIVE &&
+	/* What we send to an old incarnation can no longer arrive, whether
+	 * or not that one had been sending to us. */
+	if (peer->tx_state == SRD_TP_TX_ACTIVE &&
 	    peer->tx_remote_conn != base->src_conn)
 		srd_tp_peer_fail(tp, peer, -ECONNRESET);
 	tp_hs_post(tp, peer, SRD_PKT_HS_RESP, hs->session, 0);

@@ -36,8 +36,10 @@ static void txe_report(struct srd_ep *ep, struct srd_txe *txe)
 static void txe_report_err(struct srd_ep *ep, struct srd_txe *txe)
 {
 	if (txe->completed) {
+		/* Completed at post: only the error counter can tell. */
 		SRD_WARN(FI_LOG_EP_DATA, "send failed after inject "
 			 "completion: %s\n", fi_strerror(-txe->err));
+		srd_ep_cntr_inc(ep, SRD_CNTR_SEND, txe->err);
 		return;
 	}
 	txe->completed = true;

@@ -39,7 +39,15 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static void host_open_domain(struct host *h, struct host *same);
+
 static void host_open(struct host *h)
+{
+	host_open_domain(h, NULL);
+}
+
+/* With same: a second endpoint in same's fabric and domain. */
+static void host_open_domain(struct host *h, struct host *same)
 {
 	struct fi_info *hints = fi_allocinfo();
 	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED,
@@ -53,8 +61,15 @@ static void host_open(struct host *h)
 	cr_assert_eq(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints,
 				&h->info), 0);
 	fi_freeinfo(hints);
-	cr_assert_eq(fi_fabric(h->info->fabric_attr, &h->fabric, NULL), 0);
-	cr_assert_eq(fi_domain(h->fabric, h->info, &h->domain, NULL), 0);
+	if (same) {
+		h->fabric = same->fabric;
+		h->domain = same->domain;
+	} else {
+		cr_assert_eq(fi_fabric(h->info->fabric_attr, &h->fabric,
+				       NULL), 0);
+		cr_assert_eq(fi_domain(h->fabric, h->info, &h->domain, NULL),
+			     0);
+	}
 	cr_assert_eq(fi_av_open(h->domain, &av_attr, &h->av, NULL), 0);
 	cr_assert_eq(fi_cq_open(h->domain, &cq_attr, &h->cq, NULL), 0);
 	cr_assert_eq(fi_endpoint(h->domain, h->info, &h->ep, NULL), 0);
@@ -313,4 +328,167 @@ Test(ep, sread_sleeps_and_wakes_for_a_message, .timeout = 30)
 	cr_assert_str_eq(in, "wake up");
 	host_close(&a);
 	host_close(&b);
+}
+
+static void host_close_ep(struct host *h)
+{
+	cr_assert_eq(fi_close(&h->ep->fid), 0);
+	cr_assert_eq(fi_close(&h->cq->fid), 0);
+	cr_assert_eq(fi_close(&h->av->fid), 0);
+	fi_freeinfo(h->info);
+}
+
+/* The application spins on one endpoint's CQ; another endpoint of the
+ * same domain, which it never reads, is the thread's to keep alive. */
+Test(ep, thread_serves_endpoints_the_app_ignores, .timeout = 30)
+{
+	struct host a, b1, b2;
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	char out[256], in[256];
+	double end;
+
+	setenv("FI_SRD_PEER_TIMEOUT", "1000", 1);
+	host_open(&a);
+	host_open(&b1);
+	host_open_domain(&b2, &b1);
+	connect_pair(&a, &b2);
+	memset(out, 0x33, sizeof(out));
+	cr_assert_eq(fi_recv(b2.ep, in, sizeof(in), NULL, FI_ADDR_UNSPEC, in),
+		     0);
+	cr_assert_eq(fi_send(a.ep, out, sizeof(out), NULL, a.peer, out), 0);
+	/* Spin on b1 only, for longer than the peer timeout. */
+	for (end = now_s() + 2.5; now_s() < end;)
+		fi_cq_read(b1.cq, &e, 1);
+	cr_assert_eq(wait_comp(&a, &e, &err, 1), 0, "send: %s",
+		     fi_strerror(err.err));
+	cr_assert_eq(e.op_context, out);
+	cr_assert_eq(wait_comp(&b2, &e, &err, 1), 0);
+	cr_assert_eq(memcmp(in, out, sizeof(in)), 0);
+	host_close_ep(&b2);
+	host_close(&b1);
+	host_close(&a);
+}
+
+/* A sends before B exists, then computes without calling in; B opens
+ * later.  A's thread resends the handshake, so B gets the message. */
+Test(ep, thread_resends_for_an_app_that_computes, .timeout = 30)
+{
+	struct host a, b;
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	struct sockaddr_in sb;
+	char out[128] = "sent before you were born", in[128];
+	size_t len = sizeof(sb);
+
+	host_open(&b);
+	cr_assert_eq(fi_getname(&b.ep->fid, &sb, &len), 0);
+	host_close(&b);			/* B's port is free again */
+	host_open(&a);
+	host_insert(&a, &sb);
+	cr_assert_eq(fi_send(a.ep, out, sizeof(out), NULL, a.peer, out), 0);
+	usleep(50000);			/* the first handshakes are lost */
+	setenv("FI_SRD_IFACE", "lo", 1);
+	{
+		struct fi_info *hints = fi_allocinfo();
+
+		hints->fabric_attr->prov_name = strdup("srd");
+		hints->ep_attr->type = FI_EP_RDM;
+		hints->caps = FI_MSG | FI_TAGGED;
+		hints->src_addr = malloc(sizeof(sb));
+		memcpy(hints->src_addr, &sb, sizeof(sb));
+		hints->src_addrlen = sizeof(sb);
+		hints->addr_format = FI_SOCKADDR_IN;
+		memset(&b, 0, sizeof(b));
+		cr_assert_eq(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0,
+					hints, &b.info), 0);
+		fi_freeinfo(hints);
+	}
+	{
+		struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED };
+		struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
+
+		cr_assert_eq(fi_fabric(b.info->fabric_attr, &b.fabric, NULL), 0);
+		cr_assert_eq(fi_domain(b.fabric, b.info, &b.domain, NULL), 0);
+		cr_assert_eq(fi_av_open(b.domain, &av_attr, &b.av, NULL), 0);
+		cr_assert_eq(fi_cq_open(b.domain, &cq_attr, &b.cq, NULL), 0);
+		cr_assert_eq(fi_endpoint(b.domain, b.info, &b.ep, NULL), 0);
+		cr_assert_eq(fi_ep_bind(b.ep, &b.av->fid, 0), 0);
+		cr_assert_eq(fi_ep_bind(b.ep, &b.cq->fid,
+					FI_TRANSMIT | FI_RECV), 0);
+		cr_assert_eq(fi_enable(b.ep), 0);
+	}
+	cr_assert_eq(fi_recv(b.ep, in, sizeof(in), NULL, FI_ADDR_UNSPEC, in),
+		     0);
+	/* A never calls in from here on; B alone polls. */
+	cr_assert_eq(wait_comp(&b, &e, &err, 5), 0, "B received: %s",
+		     fi_strerror(err.err));
+	cr_assert_str_eq(in, out);
+	cr_assert_eq(wait_comp(&a, &e, &err, 1), 0);
+	host_close(&b);
+	host_close(&a);
+}
+
+Test(ep, tagged_multi_recv_flag_is_ignored, .timeout = 30)
+{
+	struct host a, b;
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	static char small[16], big[4096], out[1000];
+	struct iovec iov[2] = { { small, sizeof(small) }, { big, sizeof(big) } };
+	struct fi_msg_tagged msg = { .msg_iov = iov, .iov_count = 2,
+				     .addr = FI_ADDR_UNSPEC, .tag = 5,
+				     .context = big };
+
+	host_open(&a);
+	host_open(&b);
+	connect_pair(&a, &b);
+	memset(out, 0x7e, sizeof(out));
+	cr_assert_eq(fi_trecvmsg(b.ep, &msg, FI_MULTI_RECV), 0);
+	cr_assert_eq(fi_tsend(a.ep, out, sizeof(out), NULL, a.peer, 5, out), 0);
+	cr_assert_eq(wait_comp(&b, &e, &err, 5), 0);
+	cr_assert_eq(e.len, sizeof(out));
+	cr_assert_eq(e.flags & FI_MULTI_RECV, 0);
+	cr_assert_eq(memcmp(small, out, sizeof(small)), 0);
+	cr_assert_eq(memcmp(big, out + sizeof(small),
+			    sizeof(out) - sizeof(small)), 0);
+	cr_assert_eq(big[sizeof(out) - sizeof(small)], 0, "nothing past the end");
+	cr_assert_eq(wait_comp(&a, &e, &err, 5), 0);
+	host_close(&a);
+	host_close(&b);
+}
+
+Test(ep, rebinding_a_counter_and_closing_an_eq_in_use)
+{
+	struct host h;
+	struct fi_cntr_attr cattr = { .events = FI_CNTR_EVENTS_COMP };
+	struct fi_eq_attr eattr = { .wait_obj = FI_WAIT_UNSPEC };
+	struct fi_av_attr aattr = { .type = FI_AV_TABLE, .flags = FI_EVENT };
+	struct fid_cntr *c1, *c2;
+	struct fid_eq *eq;
+	struct fid_av *av;
+	struct fid_ep *ep;
+	struct fid_cq *cq;
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED };
+
+	host_open(&h);
+	cr_assert_eq(fi_cntr_open(h.domain, &cattr, &c1, NULL), 0);
+	cr_assert_eq(fi_cntr_open(h.domain, &cattr, &c2, NULL), 0);
+	cr_assert_eq(fi_endpoint(h.domain, h.info, &ep, NULL), 0);
+	cr_assert_eq(fi_cq_open(h.domain, &cq_attr, &cq, NULL), 0);
+	cr_assert_eq(fi_ep_bind(ep, &cq->fid, 0), -FI_EBADFLAGS);
+	cr_assert_eq(fi_ep_bind(ep, &c1->fid, FI_SEND), 0);
+	cr_assert_eq(fi_ep_bind(ep, &c2->fid, FI_SEND), 0);
+	cr_assert_eq(fi_close(&c1->fid), 0, "c1 no longer bound");
+	cr_assert_eq(fi_close(&c2->fid), -FI_EBUSY);
+	cr_assert_eq(fi_eq_open(h.fabric, &eattr, &eq, NULL), 0);
+	cr_assert_eq(fi_av_open(h.domain, &aattr, &av, NULL), 0);
+	cr_assert_eq(fi_av_bind(av, &eq->fid, 0), 0);
+	cr_assert_eq(fi_close(&eq->fid), -FI_EBUSY);
+	cr_assert_eq(fi_close(&av->fid), 0);
+	cr_assert_eq(fi_close(&eq->fid), 0);
+	cr_assert_eq(fi_close(&ep->fid), 0);
+	cr_assert_eq(fi_close(&c2->fid), 0);
+	cr_assert_eq(fi_close(&cq->fid), 0);
+	host_close(&h);
 }

@@ -414,3 +414,42 @@ Test(tp, forged_and_malformed_packets_are_dropped)
 	free(pkts);
 	teardown_all();
 }
+
+/* Node 1 sends to node 0, which never sent back; node 0 restarts.  The
+ * new incarnation's handshake ends node 1's session to the old one at
+ * once (ECONNRESET), instead of retransmitting into the void. */
+Test(tp, restart_of_a_silent_peer_fails_sends_at_once)
+{
+	struct test_pkt *pkts = make_pkts(20, 64);
+	union srd_wire_addr a0 = node_addr(0), a1 = node_addr(1);
+	struct srd_tp_peer *to0, *to1;
+	uint64_t t0;
+
+	setup_net(0, 0, 0);
+	node_open(0, 1, 30 * SRD_NS_PER_S);
+	node_open(1, 1, 30 * SRD_NS_PER_S);
+	to0 = srd_tp_peer_get(&nodes[1].tp, &a0);
+	for (int i = 0; i < 5; i++)
+		srd_tp_send(&nodes[1].tp, to0, &pkts[i].tp);
+	while (nodes[1].acked < 5)
+		step(2);
+	node_close(0);
+	node_open(0, 1, 30 * SRD_NS_PER_S);
+	for (int i = 5; i < 10; i++)
+		srd_tp_send(&nodes[1].tp, to0, &pkts[i].tp);
+	for (int i = 0; i < 20; i++)
+		step(2);	/* sent to the old id, dropped */
+	cr_assert_eq(nodes[1].acked, 5);
+	t0 = srd_memnet_now(net);
+	to1 = srd_tp_peer_get(&nodes[0].tp, &a1);
+	srd_tp_send(&nodes[0].tp, to1, &pkts[10].tp);
+	while (nodes[1].failed < 5 && srd_memnet_now(net) < 60 * SRD_NS_PER_S)
+		step(2);
+	cr_assert_eq(nodes[1].failed, 5);
+	for (int i = 5; i < 10; i++)
+		cr_assert_eq(pkts[i].done_err, -ECONNRESET);
+	cr_assert_lt(srd_memnet_now(net) - t0, SRD_NS_PER_S);
+	cr_assert_gt(nodes[0].tp.cnt.rx_drop_conn, 0);
+	free(pkts);
+	teardown_all();
+}
