@@ -32,28 +32,27 @@ void srd_cntr_inc_err(struct srd_cntr *cntr)
 	cntr_wake(cntr);
 }
 
-static uint64_t cntr_read(struct fid_cntr *fid)
+/* Progresses the bound endpoints, then reads one of the two values. */
+static uint64_t cntr_progress_read(struct srd_cntr *cntr,
+				   const uint64_t *field)
 {
-	struct srd_cntr *cntr = cntr_of(fid);
 	uint64_t v;
 
 	srd_domain_lock(cntr->dom);
 	srd_ep_set_progress(&cntr->eps);
-	v = cntr->value;
+	v = *field;
 	srd_domain_unlock(cntr->dom);
 	return v;
 }
 
+static uint64_t cntr_read(struct fid_cntr *fid)
+{
+	return cntr_progress_read(cntr_of(fid), &cntr_of(fid)->value);
+}
+
 static uint64_t cntr_readerr(struct fid_cntr *fid)
 {
-	struct srd_cntr *cntr = cntr_of(fid);
-	uint64_t v;
-
-	srd_domain_lock(cntr->dom);
-	srd_ep_set_progress(&cntr->eps);
-	v = cntr->err;
-	srd_domain_unlock(cntr->dom);
-	return v;
+	return cntr_progress_read(cntr_of(fid), &cntr_of(fid)->err);
 }
 
 static int cntr_set_value(struct srd_cntr *cntr, uint64_t *field,
