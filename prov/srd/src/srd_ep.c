@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include "srd_msgl.h"
+#include <rdma/fi_ext_srd.h>
 
 #include <stdlib.h>
 
@@ -440,12 +441,66 @@ static int ep_close(struct fid *fid)
 	return 0;
 }
 
+static void ep_stats_fill(const struct srd_ep *ep,
+			  struct fi_srd_ep_stats *st)
+{
+	const struct srd_tp_counters *c = &ep->tp.cnt;
+
+	st->tx_pkts = c->tx_pkts;
+	st->tx_bytes = c->tx_bytes;
+	st->retx_timeout = c->retx_timeout;
+	st->retx_fast = c->retx_fast;
+	st->tx_acks = c->tx_acks;
+	st->rx_acks = c->rx_acks;
+	st->rx_pkts = c->rx_pkts;
+	st->rx_bytes = c->rx_bytes;
+	st->rx_dup = c->rx_dup;
+	st->rx_refused = c->rx_refused;
+	st->rx_drop_malformed = c->rx_drop_malformed + ep->rx_drop_malformed;
+	st->rx_drop_unknown = c->rx_drop_unknown;
+	st->rx_drop_conn = c->rx_drop_conn;
+	st->rx_drop_window = c->rx_drop_window;
+	st->peers_failed = c->peers_failed;
+	st->peers = ep->tp.npeers;
+}
+
+static int ep_stats(struct fid_ep *ep_fid, struct fi_srd_ep_stats *stats,
+		    size_t size)
+{
+	struct srd_ep *ep = srd_ep_of(ep_fid);
+	struct fi_srd_ep_stats st;
+
+	if (!stats)
+		return -FI_EINVAL;
+	srd_domain_lock(ep->dom);
+	ep_stats_fill(ep, &st);
+	srd_domain_unlock(ep->dom);
+	memcpy(stats, &st, size < sizeof(st) ? size : sizeof(st));
+	return 0;
+}
+
+static struct fi_srd_stats_ops srd_stats_ops = {
+	.size = sizeof(struct fi_srd_stats_ops),
+	.ep_stats = ep_stats,
+};
+
+static int ep_ops_open(struct fid *fid, const char *name, uint64_t flags,
+		       void **ops, void *context)
+{
+	if (!name || !ops || flags)
+		return -FI_EINVAL;
+	if (strcmp(name, FI_SRD_STATS_OPS_NAME))
+		return -FI_ENOSYS;
+	*ops = &srd_stats_ops;
+	return 0;
+}
+
 static struct fi_ops srd_ep_fi_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = ep_close,
 	.bind = ep_bind,
 	.control = ep_control,
-	.ops_open = srd_no_ops_open,
+	.ops_open = ep_ops_open,
 };
 
 /* --- endpoint ops: cancel, options ----------------------------------------- */

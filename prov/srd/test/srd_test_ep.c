@@ -13,6 +13,7 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_tagged.h>
+#include <rdma/fi_ext_srd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -514,4 +515,40 @@ Test(ep, rebinding_a_counter_and_closing_an_eq_in_use)
 	cr_assert_eq(fi_close(&c2->fid), 0);
 	cr_assert_eq(fi_close(&cq->fid), 0);
 	host_close(&h);
+}
+
+/* The stats extension reports what the transport did, on both sides. */
+Test(ep, stats_extension, .timeout = 30)
+{
+	struct host a, b;
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	struct fi_srd_stats_ops *ops;
+	struct fi_srd_ep_stats sa, sb;
+	char out[3000], in[3000];
+	void *bogus;
+
+	host_open(&a);
+	host_open(&b);
+	connect_pair(&a, &b);
+	cr_assert_eq(fi_open_ops(&a.ep->fid, "no-such-ops", 0, &bogus, NULL),
+		     -FI_ENOSYS);
+	cr_assert_eq(fi_open_ops(&a.ep->fid, FI_SRD_STATS_OPS_NAME, 0,
+				 (void **)&ops, NULL), 0);
+	memset(out, 1, sizeof(out));
+	cr_assert_eq(fi_recv(b.ep, in, sizeof(in), NULL, FI_ADDR_UNSPEC, in), 0);
+	cr_assert_eq(fi_send(a.ep, out, sizeof(out), NULL, a.peer, out), 0);
+	cr_assert_eq(wait_comp(&b, &e, &err, 5), 0);
+	cr_assert_eq(wait_comp(&a, &e, &err, 5), 0);
+	cr_assert_eq(ops->ep_stats(a.ep, &sa, sizeof(sa)), 0);
+	cr_assert_eq(ops->ep_stats(b.ep, &sb, sizeof(sb)), 0);
+	cr_assert_geq(sa.tx_pkts, 1);
+	cr_assert_geq(sa.tx_bytes, sizeof(out));
+	cr_assert_geq(sb.rx_pkts, 1);
+	cr_assert_geq(sb.rx_bytes, sizeof(out));
+	cr_assert_eq(sa.peers, 1);
+	cr_assert_eq(sb.peers_failed, 0);
+	cr_assert_eq(sb.rx_drop_malformed, 0);
+	host_close(&a);
+	host_close(&b);
 }
