@@ -394,18 +394,23 @@ static void ep_free_entries(struct srd_ep *ep)
 	}
 }
 
+static void ep_stats_fill(const struct srd_ep *ep,
+			  struct fi_srd_ep_stats *st);
+
+/* At close, with FI_LOG_LEVEL=info: what the stats extension reports. */
 static void ep_log_counters(const struct srd_ep *ep)
 {
-	const struct srd_tp_counters *c = &ep->tp.cnt;
+	struct fi_srd_ep_stats st;
 
+	ep_stats_fill(ep, &st);
 	SRD_INFO(FI_LOG_EP_CTRL, "transport: tx %lu pkts %lu bytes, "
 		 "retx %lu timeout %lu fast, acks %lu out %lu in; rx %lu pkts, "
 		 "%lu dup, %lu refused, dropped %lu malformed %lu unknown "
-		 "%lu conn %lu window; %lu peers failed; msg malformed %lu\n",
-		 c->tx_pkts, c->tx_bytes, c->retx_timeout, c->retx_fast,
-		 c->tx_acks, c->rx_acks, c->rx_pkts, c->rx_dup, c->rx_refused,
-		 c->rx_drop_malformed, c->rx_drop_unknown, c->rx_drop_conn,
-		 c->rx_drop_window, c->peers_failed, ep->rx_drop_malformed);
+		 "%lu conn %lu window; %lu peers, %lu failed\n",
+		 st.tx_pkts, st.tx_bytes, st.retx_timeout, st.retx_fast,
+		 st.tx_acks, st.rx_acks, st.rx_pkts, st.rx_dup, st.rx_refused,
+		 st.rx_drop_malformed, st.rx_drop_unknown, st.rx_drop_conn,
+		 st.rx_drop_window, st.peers, st.peers_failed);
 }
 
 static void ep_free(struct srd_ep *ep)
