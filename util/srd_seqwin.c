@@ -68,11 +68,6 @@ enum srd_seqwin_result srd_seqwin_check(const struct srd_seqwin *win,
 	return win_bit(win, seq) ? SRD_SEQWIN_DUP : SRD_SEQWIN_NEW;
 }
 
-bool srd_seqwin_test(const struct srd_seqwin *win, uint32_t seq)
-{
-	return srd_seqwin_check(win, seq) == SRD_SEQWIN_DUP;
-}
-
 enum srd_seqwin_result srd_seqwin_mark(struct srd_seqwin *win, uint32_t seq)
 {
 	enum srd_seqwin_result res = srd_seqwin_check(win, seq);

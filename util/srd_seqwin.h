@@ -43,7 +43,6 @@ enum srd_seqwin_result srd_seqwin_check(const struct srd_seqwin *win,
 					uint32_t seq);
 /* Records seq (if NEW) and advances base over every seen number. */
 enum srd_seqwin_result srd_seqwin_mark(struct srd_seqwin *win, uint32_t seq);
-bool srd_seqwin_test(const struct srd_seqwin *win, uint32_t seq);
 /* True when something above base has been seen: a hole exists. */
 static inline bool srd_seqwin_has_holes(const struct srd_seqwin *win)
 {

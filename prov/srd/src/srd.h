@@ -116,8 +116,6 @@ struct srd_domain {
 	struct srd_dlist eps;		/* enabled endpoints */
 	struct srd_hmap mr_map;		/* MR key -> srd_mr */
 	struct srd_progress *progress;
-	enum fi_threading threading;
-	enum fi_progress data_progress;
 	uint32_t api_version;
 };
 
@@ -182,7 +180,6 @@ void srd_wait_sleep(struct srd_domain *dom, struct srd_wait *wait,
 struct srd_av {
 	struct fid_av av_fid;
 	struct srd_domain *dom;
-	enum fi_av_type type;
 	int addr_family;
 	size_t addrlen;
 	union srd_wire_addr *table;
@@ -369,7 +366,6 @@ extern struct fi_ops_atomic srd_atomic_none_ops;
 extern struct fi_ops_cm srd_cm_ops;
 
 /* --- progress thread (srd_progress.c) ------------------------------------ */
-int srd_progress_start(struct srd_domain *dom);
 void srd_progress_stop(struct srd_domain *dom);
 int srd_progress_add_ep(struct srd_domain *dom, struct srd_ep *ep);
 void srd_progress_del_ep(struct srd_domain *dom, struct srd_ep *ep);

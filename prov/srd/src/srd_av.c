@@ -367,7 +367,6 @@ int srd_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 	}
 	av->dom = dom;
 	av->flags = attr->flags;
-	av->type = attr->type == FI_AV_UNSPEC ? FI_AV_TABLE : attr->type;
 	av->addr_family = dom->iface.addr.sa.sa_family;
 	av->addrlen = srd_wire_addr_len(&dom->iface.addr);
 	if (attr->count && av->count == 0)

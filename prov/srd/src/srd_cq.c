@@ -178,12 +178,10 @@ static ssize_t cq_readerr(struct fid_cq *cq_fid, struct fi_cq_err_entry *buf,
 	err = srd_container_of(e, struct srd_cq_err, entry);
 	/* Before API 1.5 the entry had no err_data_size: copy no more. */
 	if (FI_VERSION_GE(api, FI_VERSION(1, 5))) {
-		void *err_data = buf->err_data;
-		size_t err_data_size = buf->err_data_size;
+		void *err_data = buf->err_data;	/* the caller's buffer */
 
 		*buf = err->err;
 		buf->err_data = err_data;
-		(void)err_data_size;
 		buf->err_data_size = 0;	/* no provider error data */
 	} else {
 		memcpy(buf, &err->err, offsetof(struct fi_cq_err_entry,

@@ -133,9 +133,7 @@ int srd_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	pthread_mutex_init(&dom->lock, NULL);
 	dom->fabric = fab;
 	dom->api_version = fab->api_version;
-	dom->threading = info->domain_attr->threading;
-	dom->data_progress = info->domain_attr->data_progress;
-	dom->use_lock = dom->threading != FI_THREAD_DOMAIN ||
+	dom->use_lock = info->domain_attr->threading != FI_THREAD_DOMAIN ||
 			srd_params.progress_thread;
 	srd_dlist_init(&dom->eps);
 	dom->domain_fid.fid.fclass = FI_CLASS_DOMAIN;

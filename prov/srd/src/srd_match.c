@@ -18,14 +18,13 @@ static bool match_addr(fi_addr_t want, fi_addr_t src)
 	return want == FI_ADDR_UNSPEC || want == src;
 }
 
-struct srd_rxe *srd_match_posted(struct srd_ep *ep, struct srd_peer *peer,
+struct srd_rxe *srd_match_posted(struct srd_ep *ep,
 				 const struct srd_rtm_hdr *rtm, fi_addr_t src)
 {
 	bool tagged = rtm->flags & SRD_MSG_F_TAGGED;
 	struct srd_dlist *list = tagged ? &ep->posted_tagged : &ep->posted_msg;
 	struct srd_dlist *e, *tmp;
 
-	(void)peer;
 	srd_dlist_foreach_safe(list, e, tmp) {
 		struct srd_rxe *rxe = srd_container_of(e, struct srd_rxe, entry);
 		struct srd_rxe *child;

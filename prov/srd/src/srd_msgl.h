@@ -155,7 +155,7 @@ size_t srd_iov_copy_from(void *dst, const struct iovec *iov, size_t count,
 uint64_t srd_iov_len(const struct iovec *iov, size_t count);
 
 /* srd_match.c */
-struct srd_rxe *srd_match_posted(struct srd_ep *ep, struct srd_peer *peer,
+struct srd_rxe *srd_match_posted(struct srd_ep *ep,
 				 const struct srd_rtm_hdr *rtm, fi_addr_t src);
 struct srd_rxe *srd_match_unexp(struct srd_ep *ep, bool tagged,
 				fi_addr_t addr, uint64_t tag, uint64_t ignore);

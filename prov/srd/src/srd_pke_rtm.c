@@ -130,7 +130,7 @@ static int rtm_start(struct srd_ep *ep, struct srd_peer *peer, uint8_t type,
 {
 	bool rdv = type == SRD_PKT_RTS;
 	fi_addr_t src = srd_peer_fi_addr(ep, peer);
-	struct srd_rxe *rxe = srd_match_posted(ep, peer, rtm, src);
+	struct srd_rxe *rxe = srd_match_posted(ep, rtm, src);
 
 	if (rxe)
 		rxe->state = SRD_RXE_MATCHED;

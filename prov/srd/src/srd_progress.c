@@ -103,7 +103,7 @@ static int progress_create(struct srd_domain *dom)
 	return 0;
 }
 
-int srd_progress_start(struct srd_domain *dom)
+static int progress_start(struct srd_domain *dom)
 {
 	int ret;
 
@@ -141,7 +141,7 @@ void srd_progress_stop(struct srd_domain *dom)
 /* Caller holds the domain lock. */
 int srd_progress_add_ep(struct srd_domain *dom, struct srd_ep *ep)
 {
-	int ret = srd_progress_start(dom);
+	int ret = progress_start(dom);
 
 	if (ret)
 		return ret;

@@ -129,8 +129,7 @@ void srd_rxe_fail(struct srd_ep *ep, struct srd_rxe *rxe, int err)
 
 	if (rxe->state == SRD_RXE_UNEXP || rxe->state == SRD_RXE_UNEXP_DONE ||
 	    rxe->discard) {
-		srd_dlist_remove(&rxe->entry);
-		srd_rxe_release(ep, rxe);
+		srd_rxe_release(ep, rxe);	/* unlinks it from its list */
 		return;
 	}
 	flags |= rxe_child_done(ep, rxe);

@@ -90,21 +90,18 @@ static void txe_stall(struct srd_ep *ep, struct srd_txe *txe)
 	}
 }
 
-/* Produces the next packet of txe, or returns false when it has none to
- * send now (all sent, or waiting for rendezvous credit). */
-static bool txe_next_pkt(struct srd_ep *ep, struct srd_txe *txe,
+/* Builds txe's next packet; the caller checked txe_has_work(). */
+static void txe_next_pkt(struct srd_ep *ep, struct srd_txe *txe,
 			 struct srd_pke *pke)
 {
 	if (!txe->first_sent) {
 		srd_pke_rtm_init(ep, txe, pke, txe->proto);
 		txe->first_sent = true;
-		return true;
-	}
-	if (txe->proto == SRD_PKT_RTS)
+	} else if (txe->proto == SRD_PKT_RTS) {
 		srd_pke_data_init(ep, txe, pke);
-	else
+	} else {
 		srd_pke_rtm_init(ep, txe, pke, SRD_PKT_MEDIUM);
-	return true;
+	}
 }
 
 static bool txe_has_work(const struct srd_txe *txe)
