@@ -47,6 +47,10 @@
 #define SRD_SIZE_MAX		65536	/* largest tx/rx queue accepted */
 #define SRD_CQ_SIZE_DEFAULT	1024
 #define SRD_MIN_MULTI_RECV_DEFAULT 64
+#define SRD_RMA_IOV_LIMIT	1	/* remote segments per RMA/atomic */
+/* Operand bytes per atomic: twice that (compare) plus headers fits in
+ * any IPv6 path (1280 bytes), so an atomic is always one packet. */
+#define SRD_ATOMIC_MAX_BYTES	512
 
 extern struct fi_provider srd_prov;
 
@@ -270,11 +274,16 @@ struct srd_mr {
 	uint64_t access;
 	struct iovec iov[SRD_IOV_LIMIT];
 	size_t iov_count;
+	struct srd_cntr *cntr_read;	/* fi_mr_bind(FI_REMOTE_READ) */
+	struct srd_cntr *cntr_write;	/* fi_mr_bind(FI_REMOTE_WRITE) */
 };
 int srd_mr_reg(struct fid *fid, const void *buf, size_t len, uint64_t access,
 	       uint64_t offset, uint64_t requested_key, uint64_t flags,
 	       struct fid_mr **mr, void *context);
 extern struct fi_ops_mr srd_mr_ops;
+/* fi_query_atomic (srd_atomic.c) */
+int srd_query_atomic(enum fi_datatype dt, enum fi_op op,
+		     struct fi_atomic_attr *attr, uint64_t flags);
 
 /* --- endpoint ------------------------------------------------------------ */
 enum srd_cntr_kind {
@@ -336,6 +345,8 @@ struct srd_ep {
 	struct srd_dlist unexp_msg;
 	struct srd_dlist unexp_tagged;
 	struct srd_hmap inprog;		/* (peer, msg_id) -> rxe */
+	struct srd_pool tgt_pool;	/* RMA writes arriving (srd_rma_tgt) */
+	struct srd_hmap rma_tgts;	/* (peer, tx_id) -> srd_rma_tgt */
 	size_t unexp_bytes;
 	uint32_t reorder_stalled;	/* peers with reorder_stalled set */
 	uint64_t rx_drop_malformed;
@@ -361,8 +372,8 @@ void srd_ep_cntr_inc(struct srd_ep *ep, enum srd_cntr_kind kind, int err);
 
 extern struct fi_ops_msg srd_msg_ops;
 extern struct fi_ops_tagged srd_tagged_ops;
-extern struct fi_ops_rma srd_rma_none_ops;
-extern struct fi_ops_atomic srd_atomic_none_ops;
+extern struct fi_ops_rma srd_rma_ops;
+extern struct fi_ops_atomic srd_atomic_ops;
 extern struct fi_ops_cm srd_cm_ops;
 
 /* --- progress thread (srd_progress.c) ------------------------------------ */

@@ -12,10 +12,15 @@
 #define SRD_PROTOCOL		(FI_PROV_SPECIFIC | 0x535244)	/* "SRD" */
 #define SRD_TAG_FORMAT		0xAAAAAAAAAAAAAAAAULL	/* all 64 bits */
 
+#define SRD_RMA_DIR_CAPS	(FI_READ | FI_WRITE | FI_REMOTE_READ | \
+				 FI_REMOTE_WRITE)
+#define SRD_RMA_CAPS		(FI_RMA | FI_ATOMIC | SRD_RMA_DIR_CAPS | \
+				 FI_RMA_EVENT)
 #define SRD_PRIMARY_CAPS	(FI_MSG | FI_TAGGED | FI_SEND | FI_RECV | \
-				 FI_DIRECTED_RECV)
+				 FI_DIRECTED_RECV | FI_RMA | FI_ATOMIC | \
+				 SRD_RMA_DIR_CAPS)
 #define SRD_SECONDARY_CAPS	(FI_SOURCE | FI_MULTI_RECV | FI_LOCAL_COMM | \
-				 FI_REMOTE_COMM)
+				 FI_REMOTE_COMM | FI_RMA_EVENT)
 #define SRD_CAPS		(SRD_PRIMARY_CAPS | SRD_SECONDARY_CAPS)
 /* Secondary capabilities reported even when not asked for: free. */
 #define SRD_DEFAULT_SECONDARY	(FI_LOCAL_COMM | FI_REMOTE_COMM)
@@ -32,31 +37,57 @@ bool srd_progress_auto_ok(void)
 	return srd_params.progress_thread;
 }
 
-/* Primary caps asked for, secondary caps asked for plus the free ones;
- * FI_SEND/FI_RECV implied when neither is named.  Hints naming neither
- * FI_MSG nor FI_TAGGED get both, unless they name FI_DIRECTED_RECV: a
- * primary capability that means nothing without them, so answering it
- * would add primary caps nobody asked for. */
+/* Primary caps asked for, secondary caps asked for plus the free ones.
+ * Hints naming no operation class (FI_MSG, FI_TAGGED, FI_RMA,
+ * FI_ATOMIC) get them all, unless they name FI_DIRECTED_RECV: a primary
+ * capability that means nothing without them, so answering it would add
+ * primary caps nobody asked for.  A class named without a direction gets
+ * both directions (FI_SEND/FI_RECV; FI_READ/FI_WRITE and the remote
+ * ones for RMA and atomics). */
 static int attr_caps(uint64_t want, uint64_t *caps)
 {
 	uint64_t primary;
 
 	if (!want) {
-		*caps = SRD_CAPS;
+		*caps = SRD_CAPS & ~FI_RMA_EVENT;
 		return 0;
 	}
 	if (want & ~SRD_CAPS)
 		return -FI_ENODATA;
 	primary = want & SRD_PRIMARY_CAPS;
-	if (!(primary & (FI_MSG | FI_TAGGED))) {
+	if (!(primary & (FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC))) {
 		if (primary & FI_DIRECTED_RECV)
 			return -FI_ENODATA;
-		primary |= FI_MSG | FI_TAGGED;
+		primary |= FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC;
 	}
-	if (!(primary & (FI_SEND | FI_RECV)))
+	if ((primary & (FI_MSG | FI_TAGGED)) &&
+	    !(primary & (FI_SEND | FI_RECV)))
 		primary |= FI_SEND | FI_RECV;
+	if ((primary & (FI_RMA | FI_ATOMIC)) &&
+	    !(primary & SRD_RMA_DIR_CAPS))
+		primary |= SRD_RMA_DIR_CAPS;
 	*caps = primary | (want & SRD_SECONDARY_CAPS) | SRD_DEFAULT_SECONDARY;
 	return 0;
+}
+
+/* RMA and atomics the caller did not name are offered only when its
+ * mr_mode hint accepts what they need; otherwise they are left out
+ * rather than failing a request for messaging. */
+static uint64_t attr_caps_fit_mr(uint32_t version, const struct fi_info *hints,
+				 uint64_t caps)
+{
+	int want;
+
+	if (!hints || (hints->caps & (FI_RMA | FI_ATOMIC)))
+		return caps;
+	want = hints->domain_attr ? hints->domain_attr->mr_mode : 0;
+	if (FI_VERSION_LT(version, FI_VERSION(1, 5)) || want == FI_MR_BASIC ||
+	    (want & SRD_MR_MODE_RMA) == SRD_MR_MODE_RMA)
+		return caps;
+	caps &= ~SRD_RMA_CAPS;
+	if (!(caps & (FI_MSG | FI_TAGGED)))
+		caps |= FI_MSG | FI_TAGGED | FI_SEND | FI_RECV;
+	return caps;
 }
 
 /*
@@ -178,13 +209,14 @@ static int attr_domain(uint32_t version, const struct fi_domain_attr *want,
 static int attr_tx(const struct fi_tx_attr *want, uint64_t caps,
 		   struct fi_tx_attr *out)
 {
-	out->caps = caps & (FI_MSG | FI_TAGGED | FI_SEND);
+	out->caps = caps & (FI_MSG | FI_TAGGED | FI_SEND | FI_RMA | FI_ATOMIC |
+			    FI_READ | FI_WRITE);
 	out->msg_order = SRD_MSG_ORDER;
 	out->comp_order = FI_ORDER_NONE;
 	out->inject_size = srd_params.inject_size;
 	out->size = SRD_TX_SIZE_DEFAULT;
 	out->iov_limit = SRD_IOV_LIMIT;
-	out->rma_iov_limit = 0;
+	out->rma_iov_limit = caps & (FI_RMA | FI_ATOMIC) ? SRD_RMA_IOV_LIMIT : 0;
 	if (!want)
 		return 0;
 	if ((want->op_flags & ~SRD_TX_OP_FLAGS) ||
@@ -192,7 +224,7 @@ static int attr_tx(const struct fi_tx_attr *want, uint64_t caps,
 	    (want->comp_order & ~FI_ORDER_NONE) ||
 	    want->inject_size > out->inject_size ||
 	    want->size > SRD_SIZE_MAX || want->iov_limit > SRD_IOV_LIMIT ||
-	    want->rma_iov_limit)
+	    want->rma_iov_limit > out->rma_iov_limit)
 		return -FI_ENODATA;
 	out->op_flags = want->op_flags;
 	out->msg_order = want->msg_order ? want->msg_order : SRD_MSG_ORDER;
@@ -205,7 +237,8 @@ static int attr_rx(const struct fi_rx_attr *want, uint64_t caps,
 		   struct fi_rx_attr *out)
 {
 	out->caps = caps & (FI_MSG | FI_TAGGED | FI_RECV | FI_DIRECTED_RECV |
-			    FI_SOURCE | FI_MULTI_RECV);
+			    FI_SOURCE | FI_MULTI_RECV | FI_RMA | FI_ATOMIC |
+			    FI_REMOTE_READ | FI_REMOTE_WRITE | FI_RMA_EVENT);
 	out->msg_order = SRD_MSG_ORDER;
 	out->comp_order = FI_ORDER_NONE;
 	out->total_buffered_recv = 0;
@@ -304,6 +337,8 @@ int srd_info_build(uint32_t version, const struct fi_info *hints,
 	if (!info)
 		return -FI_ENOMEM;
 	ret = attr_caps(hints ? hints->caps : 0, &caps);
+	if (!ret)
+		caps = attr_caps_fit_mr(version, hints, caps);
 	if (!ret)
 		ret = attr_addr_format(hints ? hints->addr_format : 0, iface,
 				       &info->addr_format);

@@ -62,7 +62,8 @@ static int domain_query_atomic(struct fid_domain *domain,
 			       enum fi_datatype datatype, enum fi_op op,
 			       struct fi_atomic_attr *attr, uint64_t flags)
 {
-	return -FI_EOPNOTSUPP;	/* no FI_ATOMIC in this version */
+	(void)domain;
+	return srd_query_atomic(datatype, op, attr, flags);
 }
 
 static int domain_query_collective(struct fid_domain *domain,

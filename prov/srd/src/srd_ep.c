@@ -421,6 +421,8 @@ static void ep_free(struct srd_ep *ep)
 		ep->wire->ops->close(ep->wire);
 	}
 	srd_hmap_fini(&ep->inprog);
+	srd_hmap_fini(&ep->rma_tgts);
+	srd_pool_fini(&ep->tgt_pool);
 	srd_pool_fini(&ep->pke_pool);
 	srd_pool_fini(&ep->rxe_pool);
 	srd_pool_fini(&ep->txe_pool);
@@ -620,6 +622,7 @@ int srd_ep_open_wire(struct srd_ep *ep, const union srd_wire_addr *addr)
 			      SRD_NS_PER_MS;
 	cfg.ack_delay_ns = (uint64_t)srd_params.ack_delay_us * SRD_NS_PER_US;
 	cfg.peer_size = sizeof(struct srd_peer);
+	cfg.features = SRD_FEAT_RMA;
 	if (ep->wire) {
 		srd_tp_fini(&ep->tp);
 		ep->wire->ops->close(ep->wire);
@@ -650,7 +653,12 @@ static int ep_init_pools(struct srd_ep *ep)
 		ret = srd_pool_init(&ep->pke_pool, sizeof(struct srd_pke),
 				    SRD_POOL_CHUNK, pkes);
 	if (!ret)
+		ret = srd_pool_init(&ep->tgt_pool, sizeof(struct srd_rma_tgt),
+				    SRD_POOL_CHUNK, rx);
+	if (!ret)
 		ret = srd_hmap_init(&ep->inprog, 256);
+	if (!ret)
+		ret = srd_hmap_init(&ep->rma_tgts, 64);
 	return ret;
 }
 
@@ -729,8 +737,8 @@ int srd_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->ep_fid.cm = &srd_cm_ops;
 	ep->ep_fid.msg = &srd_msg_ops;
 	ep->ep_fid.tagged = &srd_tagged_ops;
-	ep->ep_fid.rma = &srd_rma_none_ops;
-	ep->ep_fid.atomic = &srd_atomic_none_ops;
+	ep->ep_fid.rma = &srd_rma_ops;
+	ep->ep_fid.atomic = &srd_atomic_ops;
 	srd_domain_lock(dom);
 	dom->refs++;
 	srd_domain_unlock(dom);

@@ -1,7 +1,8 @@
 /*
  * srd_mr.c: memory registration.  Keys are provider keys drawn from the
  * kernel's entropy, so no key can be guessed from another; the domain
- * maps key -> region for the RMA target's checks.  Registration pins
+ * maps key -> region for the RMA target's checks (srd_pke_rma.c), and a
+ * region may count the remote accesses it serves in bound counters.  Registration pins
  * nothing: sockets read and write user memory directly.
  * It must not touch endpoints.
  */
@@ -21,16 +22,46 @@ static int mr_close(struct fid *fid)
 
 	srd_domain_lock(dom);
 	srd_hmap_remove(&dom->mr_map, &mr->hnode);
+	if (mr->cntr_read)
+		mr->cntr_read->refs--;
+	if (mr->cntr_write)
+		mr->cntr_write->refs--;
 	dom->refs--;
 	srd_domain_unlock(dom);
 	free(mr);
 	return 0;
 }
 
+/* A counter that counts the remote reads and/or writes (and atomics)
+ * this region serves.  Endpoints need no binding: FI_MR_ENDPOINT is not
+ * required. */
 static int mr_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 {
-	/* FI_MR_ENDPOINT is not required, so there is nothing to bind. */
-	return -FI_ENOSYS;
+	struct srd_mr *mr = srd_container_of(fid, struct srd_mr, mr_fid.fid);
+	struct srd_cntr *cntr;
+
+	if (!bfid || bfid->fclass != FI_CLASS_CNTR)
+		return -FI_EINVAL;
+	if (!flags || (flags & ~(FI_REMOTE_READ | FI_REMOTE_WRITE)))
+		return -FI_EBADFLAGS;
+	cntr = srd_container_of(bfid, struct srd_cntr, cntr_fid.fid);
+	if (cntr->dom != mr->dom)
+		return -FI_EINVAL;
+	srd_domain_lock(mr->dom);
+	if (flags & FI_REMOTE_READ) {
+		if (mr->cntr_read)
+			mr->cntr_read->refs--;
+		mr->cntr_read = cntr;
+		cntr->refs++;
+	}
+	if (flags & FI_REMOTE_WRITE) {
+		if (mr->cntr_write)
+			mr->cntr_write->refs--;
+		mr->cntr_write = cntr;
+		cntr->refs++;
+	}
+	srd_domain_unlock(mr->dom);
+	return 0;
 }
 
 static struct fi_ops srd_mr_fi_ops = {

@@ -29,8 +29,11 @@ struct srd_txe {
 	struct srd_peer *peer;
 	fi_addr_t addr;
 	enum srd_txe_state state;
-	uint8_t proto;			/* SRD_PKT_EAGER / MEDIUM / RTS */
-	bool completed;			/* completion already written */
+	uint8_t proto;			/* SRD_PKT_EAGER / MEDIUM / RTS, or
+					 * WRITE / READ_REQ / ATOMIC (initiator),
+					 * RMA_RESP (target answering) */
+	bool completed;			/* CQ completion already written */
+	bool counted;			/* counter already incremented */
 	bool stalled;			/* on tx_pending */
 	uint64_t flags;			/* FI_* op flags */
 	uint64_t tag;
@@ -46,7 +49,35 @@ struct srd_txe {
 	uint32_t pkts_out;		/* packets not yet acked */
 	bool first_sent;		/* the packet that starts it is out */
 	int err;
-	uint8_t *bounce;		/* inject copy, inject_size bytes */
+	uint8_t *bounce;		/* inject copy, atomic operands/results */
+	/* RMA and atomics (srd_rma.c, srd_atomic.c, srd_pke_rma.c) */
+	uint64_t rma_addr;		/* target address */
+	uint64_t rma_key;
+	bool resp_wait;			/* completes on the target's response */
+	bool resp_done;			/* that response (all of it) arrived */
+	uint64_t resp_bytes;		/* READ: data bytes placed */
+	int32_t resp_status;		/* RMA_RESP: status sent to initiator */
+	uint8_t atomic_op;
+	uint8_t atomic_dt;
+	uint8_t atomic_kind;		/* enum srd_atomic_kind */
+	uint32_t atomic_count;
+	struct iovec res_iov[SRD_IOV_LIMIT];	/* fetched values go here */
+	size_t res_count;
+};
+
+/* A multi-packet RMA write arriving at its target: counts its bytes,
+ * so that the response goes out once, when all of them landed. */
+struct srd_rma_tgt {
+	struct srd_hnode hnode;		/* ep->rma_tgts, by (peer, tx_id) */
+	struct srd_peer *peer;
+	uint64_t tx_id;
+	uint64_t key;
+	uint64_t addr;
+	uint64_t total_len;
+	uint64_t bytes;
+	uint64_t cq_data;
+	uint32_t flags;			/* SRD_RMA_F_* */
+	int32_t status;
 };
 
 enum srd_rxe_state {
@@ -165,6 +196,48 @@ void srd_inprog_del(struct srd_ep *ep, struct srd_rxe *rxe);
 void srd_inprog_fail_peer(struct srd_ep *ep, struct srd_peer *peer, int err);
 struct srd_rxe *srd_inprog_find(struct srd_ep *ep, struct srd_peer *peer,
 				uint32_t msg_id);
+
+/* srd_rma.c / srd_atomic.c: posts (the fi_ops_rma / fi_ops_atomic
+ * shims call these under the domain lock) */
+ssize_t srd_rma_post(struct srd_ep *ep, const struct fi_msg_rma *msg,
+		     uint64_t flags, uint8_t proto);
+bool srd_atomic_valid(enum fi_op op, enum fi_datatype dt,
+		      enum srd_atomic_kind kind);
+size_t srd_atomic_dt_size(enum fi_datatype dt);
+size_t srd_atomic_max_count(enum fi_op op, enum fi_datatype dt,
+			    enum srd_atomic_kind kind);
+/* Applies op to count elements at dst; old values to "old" when not NULL.
+ * The caller checked srd_atomic_valid(). */
+void srd_atomic_apply(enum fi_op op, enum fi_datatype dt, void *dst,
+		      const void *operand, const void *compare, void *old,
+		      size_t count);
+
+/* srd_txe.c, shared with the RMA posts */
+struct srd_txe *srd_txe_new(struct srd_ep *ep, struct srd_peer *peer,
+			    uint8_t proto);
+void srd_txe_resp_arrived(struct srd_ep *ep, struct srd_txe *txe);
+void srd_txe_start(struct srd_ep *ep, struct srd_txe *txe);
+
+/* srd_pke_rma.c: WRITE / READ_REQ / ATOMIC / RMA_RESP */
+void srd_pke_write_init(struct srd_ep *ep, struct srd_txe *txe,
+			struct srd_pke *pke);
+void srd_pke_read_req_init(struct srd_ep *ep, struct srd_txe *txe,
+			   struct srd_pke *pke);
+void srd_pke_atomic_init(struct srd_ep *ep, struct srd_txe *txe,
+			 struct srd_pke *pke);
+void srd_pke_resp_init(struct srd_ep *ep, struct srd_txe *txe,
+		       struct srd_pke *pke);
+int srd_pke_write_recv(struct srd_ep *ep, struct srd_peer *peer,
+		       const uint8_t *pkt, size_t len);
+int srd_pke_read_req_recv(struct srd_ep *ep, struct srd_peer *peer,
+			  const uint8_t *pkt, size_t len);
+int srd_pke_atomic_recv(struct srd_ep *ep, struct srd_peer *peer,
+			const uint8_t *pkt, size_t len);
+int srd_pke_resp_recv(struct srd_ep *ep, struct srd_peer *peer,
+		      const uint8_t *pkt, size_t len);
+void srd_rma_tgt_fail_peer(struct srd_ep *ep, struct srd_peer *peer);
+uint32_t srd_pke_write_payload_max(const struct srd_ep *ep);
+uint32_t srd_pke_resp_payload_max(const struct srd_ep *ep);
 
 /* srd_pke_type.c: the packet type table */
 struct srd_pke_type {

@@ -18,6 +18,10 @@ const struct srd_pke_type srd_pke_types[SRD_PKT_TYPE_MAX] = {
 	[SRD_PKT_RTS] = { "RTS", srd_pke_rtm_recv },
 	[SRD_PKT_CTS] = { "CTS", srd_pke_cts_recv },
 	[SRD_PKT_DATA] = { "DATA", srd_pke_data_recv },
+	[SRD_PKT_WRITE] = { "WRITE", srd_pke_write_recv },
+	[SRD_PKT_READ_REQ] = { "READ_REQ", srd_pke_read_req_recv },
+	[SRD_PKT_ATOMIC] = { "ATOMIC", srd_pke_atomic_recv },
+	[SRD_PKT_RMA_RESP] = { "RMA_RESP", srd_pke_resp_recv },
 };
 
 int srd_pke_recv(void *ctx, struct srd_tp_peer *tp_peer, const uint8_t *pkt,

@@ -35,7 +35,11 @@ enum srd_pkt_type {
 	SRD_PKT_RTS		= 18,	/* rendezvous request to send */
 	SRD_PKT_CTS		= 19,	/* rendezvous clear to send (credit) */
 	SRD_PKT_DATA		= 20,	/* rendezvous payload segment */
-	/* 21..31 reserved: RMA write/read, atomics (protocol version 1) */
+	SRD_PKT_WRITE		= 21,	/* RMA write segment */
+	SRD_PKT_READ_REQ	= 22,	/* RMA read request */
+	SRD_PKT_ATOMIC		= 23,	/* atomic request with its operands */
+	SRD_PKT_RMA_RESP	= 24,	/* RMA/atomic status, read data, fetched values */
+	/* 25..31 reserved for the message layer */
 	SRD_PKT_TYPE_MAX	= 32,
 };
 
@@ -68,6 +72,9 @@ struct srd_hs_hdr {
 	uint32_t reserved;
 };
 static_assert(sizeof(struct srd_hs_hdr) == 32, "spec 5.1");
+
+/* Spec section 5.2: feature bits in the handshake. */
+#define SRD_FEAT_RMA		(1ULL << 0)	/* types 21..24 understood */
 
 /* Spec section 5.3: acknowledgement (after the base); a SACK bitmap
  * of sack_bytes bytes follows: bit i set = psn ack_psn + i received. */
@@ -113,6 +120,53 @@ struct srd_data_hdr {
 	uint64_t offset;
 };
 static_assert(sizeof(struct srd_data_hdr) == 16, "spec 6.4");
+
+/* Spec section 7.1: RMA header, carried by WRITE and READ_REQ: the
+ * target region [addr, addr + total_len) under key, checked whole by
+ * every packet, so either every segment of an operation lands or none. */
+#define SRD_RMA_F_CQ_DATA	(1u << 0)	/* WRITE: cq_data is valid */
+
+struct srd_rma_hdr {
+	uint64_t tx_id;		/* the initiator's operation id */
+	uint64_t key;
+	uint64_t addr;		/* the region's first byte at the target */
+	uint64_t total_len;
+	uint64_t offset;	/* WRITE: this segment's offset; READ_REQ: 0 */
+	uint64_t cq_data;
+	uint32_t flags;
+	uint32_t reserved;
+};
+static_assert(sizeof(struct srd_rma_hdr) == 56, "spec 7.1");
+
+/* Spec section 7.3: atomic request; payload: count operands, then (for
+ * compare kinds) count compare values, each of the datatype's size. */
+enum srd_atomic_kind {
+	SRD_ATOMIC_BASE = 0,	/* fi_atomic: no result */
+	SRD_ATOMIC_FETCH = 1,	/* fi_fetch_atomic: old values returned */
+	SRD_ATOMIC_COMPARE = 2,	/* fi_compare_atomic: old values returned */
+};
+
+struct srd_atomic_hdr {
+	uint64_t tx_id;
+	uint64_t key;
+	uint64_t addr;
+	uint32_t count;		/* elements */
+	uint8_t  op;		/* enum fi_op */
+	uint8_t  datatype;	/* enum fi_datatype */
+	uint8_t  kind;		/* enum srd_atomic_kind */
+	uint8_t  reserved;
+};
+static_assert(sizeof(struct srd_atomic_hdr) == 32, "spec 7.3");
+
+/* Spec section 7.4: response to WRITE, READ_REQ or ATOMIC; READ data or
+ * fetched values follow as payload. */
+struct srd_rma_resp_hdr {
+	uint64_t tx_id;		/* the initiator's operation id, echoed */
+	uint64_t offset;	/* where the payload belongs */
+	int32_t  status;	/* 0 or a positive FI_* error number */
+	uint32_t reserved;
+};
+static_assert(sizeof(struct srd_rma_resp_hdr) == 24, "spec 7.4");
 
 #define SRD_HDR_MAX (sizeof(struct srd_base_hdr) + 64)
 

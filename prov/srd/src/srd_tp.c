@@ -20,6 +20,7 @@ void srd_tp_cfg_default(struct srd_tp_cfg *cfg)
 	cfg->ack_delay_ns = SRD_TP_ACK_DELAY_NS_DEFAULT;
 	cfg->max_peers = 1u << 20;
 	cfg->peer_size = sizeof(struct srd_tp_peer);
+	cfg->features = 0;
 }
 
 int srd_tp_init(struct srd_tp *tp, struct srd_wire *wire,

@@ -83,6 +83,7 @@ struct srd_tp_peer {
 	/* send session */
 	enum srd_tp_tx_state tx_state;
 	uint32_t tx_remote_conn;	/* learned from HS_RESP */
+	uint64_t tx_features;		/* the peer's feature bits, from HS_RESP */
 	uint32_t tx_session;
 	uint32_t tx_next_psn;
 	uint32_t tx_una;		/* oldest unacked psn */
@@ -145,6 +146,7 @@ struct srd_tp_cfg {
 	uint64_t ack_delay_ns;
 	uint32_t max_peers;
 	size_t peer_size;		/* >= sizeof(struct srd_tp_peer) */
+	uint64_t features;		/* advertised in handshakes (spec 5.2) */
 };
 
 struct srd_tp_counters {

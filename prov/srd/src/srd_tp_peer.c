@@ -136,6 +136,7 @@ static void tp_hs_post(struct srd_tp *tp, struct srd_tp_peer *peer,
 	pkt.hs.rx_window = SRD_TP_WINDOW_MAX;
 	pkt.hs.rx_bytes = tp->wire->rx_bytes;
 	pkt.hs.mtu = tp->wire->mtu;
+	pkt.hs.features = tp->cfg.features;
 	srd_tp_post_raw(tp, peer, &iov, 1, 0);
 }
 
@@ -229,6 +230,7 @@ static void tp_hs_handle_resp(struct srd_tp *tp, struct srd_tp_peer *peer,
 		return;
 	}
 	peer->tx_remote_conn = base->src_conn;
+	peer->tx_features = hs->features;
 	tp_tx_set_state(tp, peer, SRD_TP_TX_ACTIVE);
 	peer->tx_window = tp->cfg.window_pkts;
 	if (hs->rx_window && hs->rx_window < peer->tx_window)

@@ -17,12 +17,41 @@ static bool txe_wants_comp(const struct srd_ep *ep, uint64_t flags)
 	return !ep->tx_selective || (flags & FI_COMPLETION);
 }
 
-static uint64_t txe_comp_flags(const struct srd_txe *txe)
+static bool txe_is_rma(const struct srd_txe *txe)
 {
-	return FI_SEND | (txe->flags & FI_TAGGED ? FI_TAGGED : FI_MSG);
+	return txe->proto >= SRD_PKT_WRITE;
 }
 
-static void txe_report(struct srd_ep *ep, struct srd_txe *txe)
+static uint64_t txe_comp_flags(const struct srd_txe *txe)
+{
+	switch (txe->proto) {
+	case SRD_PKT_WRITE:
+		return FI_RMA | FI_WRITE;
+	case SRD_PKT_READ_REQ:
+		return FI_RMA | FI_READ;
+	case SRD_PKT_ATOMIC:
+		return FI_ATOMIC | (txe->atomic_kind == SRD_ATOMIC_BASE ?
+				    FI_WRITE : FI_READ);
+	default:
+		return FI_SEND | (txe->flags & FI_TAGGED ? FI_TAGGED : FI_MSG);
+	}
+}
+
+/* Which counter an operation counts in: fi_cntr(3) puts fetching
+ * atomics with reads and the rest with writes. */
+static enum srd_cntr_kind txe_cntr_kind(const struct srd_txe *txe)
+{
+	return txe_comp_flags(txe) & FI_READ ? SRD_CNTR_READ :
+	       txe_comp_flags(txe) & FI_WRITE ? SRD_CNTR_WRITE : SRD_CNTR_SEND;
+}
+
+/* A target's response carries no completion of its own. */
+static bool txe_is_responder(const struct srd_txe *txe)
+{
+	return txe->proto == SRD_PKT_RMA_RESP;
+}
+
+static void txe_report_cq(struct srd_ep *ep, struct srd_txe *txe)
 {
 	if (txe->completed)
 		return;
@@ -30,23 +59,34 @@ static void txe_report(struct srd_ep *ep, struct srd_txe *txe)
 	if (txe_wants_comp(ep, txe->flags))
 		srd_cq_write(ep->tx_cq, txe->context, txe_comp_flags(txe), 0,
 			     NULL, 0, 0, FI_ADDR_NOTAVAIL);
-	srd_ep_cntr_inc(ep, SRD_CNTR_SEND, 0);
+}
+
+static void txe_report(struct srd_ep *ep, struct srd_txe *txe)
+{
+	if (txe_is_responder(txe) || txe->counted)
+		return;
+	txe_report_cq(ep, txe);
+	txe->counted = true;
+	srd_ep_cntr_inc(ep, txe_cntr_kind(txe), 0);
 }
 
 static void txe_report_err(struct srd_ep *ep, struct srd_txe *txe)
 {
+	if (txe_is_responder(txe) || txe->counted)
+		return;
+	txe->counted = true;
 	if (txe->completed) {
 		/* Completed at post: only the error counter can tell. */
-		SRD_WARN(FI_LOG_EP_DATA, "send failed after inject "
+		SRD_WARN(FI_LOG_EP_DATA, "operation failed after inject "
 			 "completion: %s\n", fi_strerror(-txe->err));
-		srd_ep_cntr_inc(ep, SRD_CNTR_SEND, txe->err);
+		srd_ep_cntr_inc(ep, txe_cntr_kind(txe), txe->err);
 		return;
 	}
 	txe->completed = true;
 	srd_cq_write_err(ep->tx_cq, txe->context, txe_comp_flags(txe),
 			 -txe->err, -txe->err, txe->total_len, 0, 0, txe->tag,
 			 FI_ADDR_NOTAVAIL);
-	srd_ep_cntr_inc(ep, SRD_CNTR_SEND, txe->err);
+	srd_ep_cntr_inc(ep, txe_cntr_kind(txe), txe->err);
 }
 
 void srd_txe_release(struct srd_ep *ep, struct srd_txe *txe)
@@ -68,9 +108,27 @@ static void txe_finish(struct srd_ep *ep, struct srd_txe *txe)
 	srd_txe_release(ep, txe);
 }
 
+/* One request packet: the data comes back in responses. */
+static bool txe_single_pkt(const struct srd_txe *txe)
+{
+	return txe->proto == SRD_PKT_READ_REQ || txe->proto == SRD_PKT_ATOMIC;
+}
+
 static bool txe_all_sent(const struct srd_txe *txe)
 {
+	if (txe_single_pkt(txe))
+		return txe->first_sent;
 	return txe->first_sent && txe->next_off == txe->total_len;
+}
+
+/* Every packet acked and, for RMA, the target's answer in. */
+static bool txe_can_finish(const struct srd_txe *txe)
+{
+	if (txe->pkts_out)
+		return false;
+	if (txe->err)
+		return true;
+	return txe_all_sent(txe) && (!txe->resp_wait || txe->resp_done);
 }
 
 static uint8_t txe_proto(const struct srd_ep *ep, uint64_t len)
@@ -94,7 +152,25 @@ static void txe_stall(struct srd_ep *ep, struct srd_txe *txe)
 static void txe_next_pkt(struct srd_ep *ep, struct srd_txe *txe,
 			 struct srd_pke *pke)
 {
-	if (!txe->first_sent) {
+	switch (txe->proto) {
+	case SRD_PKT_WRITE:
+		srd_pke_write_init(ep, txe, pke);
+		break;
+	case SRD_PKT_READ_REQ:
+		srd_pke_read_req_init(ep, txe, pke);
+		break;
+	case SRD_PKT_ATOMIC:
+		srd_pke_atomic_init(ep, txe, pke);
+		break;
+	case SRD_PKT_RMA_RESP:
+		srd_pke_resp_init(ep, txe, pke);
+		break;
+	default:
+		break;
+	}
+	if (txe_is_rma(txe)) {
+		txe->first_sent = true;
+	} else if (!txe->first_sent) {
 		srd_pke_rtm_init(ep, txe, pke, txe->proto);
 		txe->first_sent = true;
 	} else if (txe->proto == SRD_PKT_RTS) {
@@ -110,7 +186,7 @@ static bool txe_has_work(const struct srd_txe *txe)
 		return false;
 	if (!txe->first_sent)
 		return true;
-	if (txe->next_off == txe->total_len)
+	if (txe_single_pkt(txe) || txe->next_off == txe->total_len)
 		return false;
 	return txe->proto != SRD_PKT_RTS || txe->next_off < txe->credit_end;
 }
@@ -156,7 +232,15 @@ void srd_txe_pkt_done(struct srd_ep *ep, struct srd_pke *pke, int err)
 	txe->pkts_out--;
 	if (err && !txe->err)
 		txe->err = err;
-	if (!txe->pkts_out && (txe->err || txe_all_sent(txe)))
+	if (txe_can_finish(txe))
+		txe_finish(ep, txe);
+}
+
+/* The target's (last) response for txe arrived, or failed it. */
+void srd_txe_resp_arrived(struct srd_ep *ep, struct srd_txe *txe)
+{
+	txe->resp_done = true;
+	if (txe_can_finish(txe))
 		txe_finish(ep, txe);
 }
 
@@ -241,6 +325,36 @@ static int txe_check(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 	if ((flags & FI_INJECT) && len > ep->inject_size)
 		return -FI_EMSGSIZE;
 	return 0;
+}
+
+/* Starts a filled RMA or atomic operation.  With its data copied and
+ * nothing to return, FI_INJECT_COMPLETE (or fi_inject_*: no completion)
+ * is met at once; its counter still waits for the target's answer. */
+void srd_txe_start(struct srd_ep *ep, struct srd_txe *txe)
+{
+	if (txe->bounce && txe->proto == SRD_PKT_WRITE &&
+	    (txe->flags & (FI_INJECT_COMPLETE | SRD_OP_NO_COMP)))
+		txe_report_cq(ep, txe);
+	if (txe->proto == SRD_PKT_ATOMIC && !txe->res_count &&
+	    (txe->flags & (FI_INJECT_COMPLETE | SRD_OP_NO_COMP)))
+		txe_report_cq(ep, txe);
+	srd_txe_push(ep, txe);
+}
+
+/* A new operation to peer; the caller fills what proto needs. */
+struct srd_txe *srd_txe_new(struct srd_ep *ep, struct srd_peer *peer,
+			    uint8_t proto)
+{
+	struct srd_txe *txe = srd_pool_get(&ep->txe_pool);
+
+	if (!txe)
+		return NULL;
+	txe->ep = ep;
+	txe->peer = peer;
+	txe->proto = proto;
+	srd_dlist_init(&txe->entry);
+	srd_dlist_insert_tail(&peer->txes, &txe->peer_entry);
+	return txe;
 }
 
 ssize_t srd_txe_post(struct srd_ep *ep, const struct fi_msg_tagged *msg,

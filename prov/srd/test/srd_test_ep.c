@@ -23,6 +23,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "srd_test_common.h"
+
 struct host {
 	struct fi_info *info;
 	struct fid_fabric *fabric;
@@ -33,30 +35,12 @@ struct host {
 	fi_addr_t peer;
 };
 
-/* Timers fire late under valgrind: SRD_TEST_TIME_SCALE stretches every
- * timeout and wait of these tests (default 1). */
-static double time_scale(void)
-{
-	const char *v = getenv("SRD_TEST_TIME_SCALE");
-	double k = v ? atof(v) : 1.0;
-
-	return k >= 1.0 ? k : 1.0;
-}
-
 static void set_peer_timeout_ms(int ms)
 {
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%d", (int)(ms * time_scale()));
 	setenv("FI_SRD_PEER_TIMEOUT", buf, 1);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void host_open_domain(struct host *h, struct host *same);

@@ -75,8 +75,11 @@ Test(getinfo, unsupported_requests_get_enodata)
 {
 	hints->caps = FI_TAGGED | FI_HMEM;
 	get(FI_VERSION(1, 17), NULL, NULL, 0, -FI_ENODATA);
+	/* RMA needs provider keys and virtual addresses. */
 	hints->caps = FI_RMA;
+	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR;
 	get(FI_VERSION(1, 17), NULL, NULL, 0, -FI_ENODATA);
+	hints->domain_attr->mr_mode = 0;
 	hints->caps = FI_TAGGED;
 	hints->ep_attr->type = FI_EP_MSG;
 	get(FI_VERSION(1, 17), NULL, NULL, 0, -FI_ENODATA);
@@ -145,6 +148,7 @@ Test(getinfo, mr_mode_without_rma_is_zero)
 {
 	struct fi_info *info;
 
+	hints->caps = FI_MSG | FI_TAGGED;
 	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
 				      FI_MR_ALLOCATED | FI_MR_PROV_KEY;
 	info = get(FI_VERSION(1, 17), NULL, NULL, 0, 0);
@@ -153,6 +157,61 @@ Test(getinfo, mr_mode_without_rma_is_zero)
 	hints->domain_attr->mr_mode = FI_MR_BASIC;
 	info = get(FI_VERSION(1, 4), NULL, NULL, 0, 0);
 	cr_assert_eq(info->domain_attr->mr_mode, 0);
+	fi_freeinfo(info);
+}
+
+/* What Open MPI 4.1's btl/ofi asks for (opal/mca/btl/ofi). */
+Test(getinfo, open_mpi_btl_ofi_rma_atomic_hints)
+{
+	struct fi_info *info;
+	const uint64_t dirs = FI_READ | FI_WRITE | FI_REMOTE_READ |
+			      FI_REMOTE_WRITE;
+
+	hints->caps = FI_RMA | FI_ATOMIC;
+	hints->mode = FI_CONTEXT | FI_CONTEXT2;
+	hints->domain_attr->mr_mode = FI_MR_ALLOCATED | FI_MR_PROV_KEY |
+				      FI_MR_VIRT_ADDR;
+	hints->tx_attr->iov_limit = 1;
+	hints->rx_attr->iov_limit = 1;
+	hints->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
+	info = get(FI_VERSION(1, 5), NULL, NULL, 0, 0);
+	cr_assert_eq(info->caps & (FI_RMA | FI_ATOMIC | dirs),
+		     FI_RMA | FI_ATOMIC | dirs);
+	cr_assert_eq(info->caps & (FI_MSG | FI_TAGGED), 0,
+		     "primary caps nobody asked for");
+	cr_assert_eq(info->domain_attr->mr_mode, FI_MR_ALLOCATED |
+		     FI_MR_PROV_KEY | FI_MR_VIRT_ADDR);
+	cr_assert_eq(info->tx_attr->op_flags, FI_DELIVERY_COMPLETE);
+	cr_assert_geq(info->tx_attr->rma_iov_limit, 1);
+	cr_assert_leq(info->domain_attr->max_ep_tx_ctx, 1,
+		      "btl/ofi would insist on scalable endpoints");
+	fi_freeinfo(info);
+	/* Directions named: only those. */
+	hints->caps = FI_RMA | FI_READ;
+	info = get(FI_VERSION(1, 17), NULL, NULL, 0, 0);
+	cr_assert_eq(info->caps & dirs, FI_READ);
+	fi_freeinfo(info);
+	hints->tx_attr->rma_iov_limit = 2;
+	get(FI_VERSION(1, 17), NULL, NULL, 0, -FI_ENODATA);
+}
+
+/* Unnamed RMA/atomics are offered only where mr_mode allows them. */
+Test(getinfo, unnamed_rma_follows_mr_mode)
+{
+	struct fi_info *info;
+
+	hints->domain_attr->mr_mode = FI_MR_LOCAL;
+	info = get(FI_VERSION(1, 17), NULL, NULL, 0, 0);
+	cr_assert_eq(info->caps & (FI_RMA | FI_ATOMIC), 0);
+	cr_assert_eq(info->caps & (FI_MSG | FI_TAGGED), FI_MSG | FI_TAGGED);
+	cr_assert_eq(info->domain_attr->mr_mode, 0);
+	fi_freeinfo(info);
+	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
+				      FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+	info = get(FI_VERSION(1, 17), NULL, NULL, 0, 0);
+	cr_assert_eq(info->caps & (FI_RMA | FI_ATOMIC), FI_RMA | FI_ATOMIC);
+	cr_assert_eq(info->domain_attr->mr_mode & ~FI_MR_LOCAL,
+		     FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY);
 	fi_freeinfo(info);
 }
 

@@ -1,0 +1,232 @@
+/*
+ * srd_rma.c: the fi_ops_rma entry points and the one RMA post they all
+ * reach: argument checks, the inject copy, and a write or read operation
+ * entry handed to srd_txe.c.  Each operation completes when the target
+ * has answered (srd_pke_rma.c), i.e. once the data is in target memory
+ * or in the caller's buffer: delivery complete.  No packet is built here.
+ */
+#include "config.h"
+#include "srd_msgl.h"
+
+#include <stdlib.h>
+
+/* Checks shared by RMA and atomic posts; 0 or a negative FI_* error. */
+static int rma_check_post(struct srd_ep *ep, uint64_t need_cap,
+			  size_t iov_count, const void *iov,
+			  size_t rma_count, const struct fi_rma_iov *rma_iov)
+{
+	if (!ep->enabled)
+		return -FI_EOPBADSTATE;
+	if ((ep->caps & need_cap) != need_cap)
+		return -FI_EOPNOTSUPP;
+	if (iov_count > SRD_IOV_LIMIT || (iov_count && !iov))
+		return -FI_EINVAL;
+	if (rma_count != SRD_RMA_IOV_LIMIT || !rma_iov)
+		return -FI_EINVAL;
+	return 0;
+}
+
+/* The peer of fi_addr, if it can take RMA: a peer whose handshake said
+ * it does not implement RMA packets would drop them (spec 5.2). */
+static ssize_t rma_peer(struct srd_ep *ep, fi_addr_t addr,
+			struct srd_peer **peer)
+{
+	*peer = srd_ep_peer(ep, addr);
+	if (!*peer)
+		return -FI_EINVAL;
+	if ((*peer)->tp.tx_state == SRD_TP_TX_ACTIVE &&
+	    !((*peer)->tp.tx_features & SRD_FEAT_RMA))
+		return -FI_EOPNOTSUPP;
+	return 0;
+}
+
+ssize_t srd_rma_post(struct srd_ep *ep, const struct fi_msg_rma *msg,
+		     uint64_t flags, uint8_t proto)
+{
+	bool write = proto == SRD_PKT_WRITE;
+	struct srd_peer *peer;
+	struct srd_txe *txe;
+	uint64_t len;
+	ssize_t ret;
+
+	ret = rma_check_post(ep, write ? FI_RMA | FI_WRITE : FI_RMA | FI_READ,
+			     msg->iov_count, msg->msg_iov, msg->rma_iov_count,
+			     msg->rma_iov);
+	if (ret)
+		return ret;
+	len = srd_iov_len(msg->msg_iov, msg->iov_count);
+	if (len > SRD_MAX_MSG_SIZE)
+		return -FI_EMSGSIZE;
+	if (len != msg->rma_iov[0].len)
+		return -FI_EINVAL;
+	if (write && (flags & FI_INJECT) && len > ep->inject_size)
+		return -FI_EMSGSIZE;
+	if (!write)
+		flags &= ~(FI_INJECT | FI_REMOTE_CQ_DATA);
+	ret = rma_peer(ep, msg->addr, &peer);
+	if (ret)
+		return ret;
+	txe = srd_txe_new(ep, peer, proto);
+	if (!txe)
+		return -FI_EAGAIN;
+	txe->flags = flags;
+	txe->context = msg->context;
+	txe->data = msg->data;
+	txe->addr = msg->addr;
+	txe->rma_addr = msg->rma_iov[0].addr;
+	txe->rma_key = msg->rma_iov[0].key;
+	txe->resp_wait = true;
+	txe->iov_count = msg->iov_count;
+	for (size_t i = 0; i < msg->iov_count; i++)
+		txe->iov[i] = msg->msg_iov[i];
+	txe->total_len = len;
+	if (write && (flags & (FI_INJECT | FI_INJECT_COMPLETE)) &&
+	    len <= ep->inject_size) {
+		/* The caller may reuse its buffer as soon as we return. */
+		txe->bounce = malloc(len ? len : 1);
+		if (!txe->bounce) {
+			srd_txe_release(ep, txe);
+			return -FI_ENOMEM;
+		}
+		srd_iov_copy_from(txe->bounce, msg->msg_iov, msg->iov_count, 0,
+				  len);
+		txe->iov[0].iov_base = txe->bounce;
+		txe->iov[0].iov_len = len;
+		txe->iov_count = 1;
+	}
+	srd_txe_start(ep, txe);
+	return 0;
+}
+
+/* --- fi_ops_rma ----------------------------------------------------------- */
+
+static ssize_t rma_locked(struct srd_ep *ep, const struct fi_msg_rma *msg,
+			  uint64_t flags, uint8_t proto)
+{
+	ssize_t ret;
+
+	srd_domain_lock(ep->dom);
+	srd_progress_note_app(ep->dom, ep);
+	ret = srd_rma_post(ep, msg, flags, proto);
+	if (ret == -FI_EAGAIN)
+		srd_ep_progress(ep);	/* make room for the retry */
+	srd_domain_unlock(ep->dom);
+	return ret;
+}
+
+static ssize_t rma_one(struct fid_ep *ep_fid, const struct iovec *iov,
+		       void **desc, size_t count, fi_addr_t addr,
+		       uint64_t raddr, uint64_t key, void *context,
+		       uint64_t data, uint64_t flags, uint8_t proto)
+{
+	struct srd_ep *ep = srd_ep_of(ep_fid);
+	struct fi_rma_iov rma_iov = {
+		.addr = raddr,
+		.len = srd_iov_len(iov, count),
+		.key = key,
+	};
+	struct fi_msg_rma msg = {
+		.msg_iov = iov, .desc = desc, .iov_count = count,
+		.addr = addr, .rma_iov = &rma_iov, .rma_iov_count = 1,
+		.context = context, .data = data,
+	};
+
+	if (count > SRD_IOV_LIMIT || (count && !iov))
+		return -FI_EINVAL;
+	return rma_locked(ep, &msg, flags, proto);
+}
+
+static ssize_t rma_read(struct fid_ep *ep_fid, void *buf, size_t len,
+			void *desc, fi_addr_t src, uint64_t addr, uint64_t key,
+			void *context)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+
+	return rma_one(ep_fid, &iov, &desc, 1, src, addr, key, context, 0,
+		       srd_ep_of(ep_fid)->tx_op_flags, SRD_PKT_READ_REQ);
+}
+
+static ssize_t rma_readv(struct fid_ep *ep_fid, const struct iovec *iov,
+			 void **desc, size_t count, fi_addr_t src,
+			 uint64_t addr, uint64_t key, void *context)
+{
+	return rma_one(ep_fid, iov, desc, count, src, addr, key, context, 0,
+		       srd_ep_of(ep_fid)->tx_op_flags, SRD_PKT_READ_REQ);
+}
+
+static ssize_t rma_readmsg(struct fid_ep *ep_fid, const struct fi_msg_rma *msg,
+			   uint64_t flags)
+{
+	return rma_locked(srd_ep_of(ep_fid), msg, flags & ~SRD_OP_NO_COMP,
+			  SRD_PKT_READ_REQ);
+}
+
+static ssize_t rma_write(struct fid_ep *ep_fid, const void *buf, size_t len,
+			 void *desc, fi_addr_t dest, uint64_t addr,
+			 uint64_t key, void *context)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	return rma_one(ep_fid, &iov, &desc, 1, dest, addr, key, context, 0,
+		       srd_ep_of(ep_fid)->tx_op_flags, SRD_PKT_WRITE);
+}
+
+static ssize_t rma_writev(struct fid_ep *ep_fid, const struct iovec *iov,
+			  void **desc, size_t count, fi_addr_t dest,
+			  uint64_t addr, uint64_t key, void *context)
+{
+	return rma_one(ep_fid, iov, desc, count, dest, addr, key, context, 0,
+		       srd_ep_of(ep_fid)->tx_op_flags, SRD_PKT_WRITE);
+}
+
+static ssize_t rma_writemsg(struct fid_ep *ep_fid,
+			    const struct fi_msg_rma *msg, uint64_t flags)
+{
+	return rma_locked(srd_ep_of(ep_fid), msg, flags & ~SRD_OP_NO_COMP,
+			  SRD_PKT_WRITE);
+}
+
+static ssize_t rma_inject(struct fid_ep *ep_fid, const void *buf, size_t len,
+			  fi_addr_t dest, uint64_t addr, uint64_t key)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	return rma_one(ep_fid, &iov, NULL, 1, dest, addr, key, NULL, 0,
+		       FI_INJECT | SRD_OP_NO_COMP, SRD_PKT_WRITE);
+}
+
+static ssize_t rma_writedata(struct fid_ep *ep_fid, const void *buf,
+			     size_t len, void *desc, uint64_t data,
+			     fi_addr_t dest, uint64_t addr, uint64_t key,
+			     void *context)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	return rma_one(ep_fid, &iov, &desc, 1, dest, addr, key, context, data,
+		       srd_ep_of(ep_fid)->tx_op_flags | FI_REMOTE_CQ_DATA,
+		       SRD_PKT_WRITE);
+}
+
+static ssize_t rma_injectdata(struct fid_ep *ep_fid, const void *buf,
+			      size_t len, uint64_t data, fi_addr_t dest,
+			      uint64_t addr, uint64_t key)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	return rma_one(ep_fid, &iov, NULL, 1, dest, addr, key, NULL, data,
+		       FI_INJECT | SRD_OP_NO_COMP | FI_REMOTE_CQ_DATA,
+		       SRD_PKT_WRITE);
+}
+
+struct fi_ops_rma srd_rma_ops = {
+	.size = sizeof(struct fi_ops_rma),
+	.read = rma_read,
+	.readv = rma_readv,
+	.readmsg = rma_readmsg,
+	.write = rma_write,
+	.writev = rma_writev,
+	.writemsg = rma_writemsg,
+	.inject = rma_inject,
+	.writedata = rma_writedata,
+	.injectdata = rma_injectdata,
+};
