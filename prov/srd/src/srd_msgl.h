@@ -160,6 +160,7 @@ ssize_t srd_txe_post(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 		     uint64_t flags, bool tagged);
 void srd_txe_push(struct srd_ep *ep, struct srd_txe *txe);
 void srd_txe_push_pending(struct srd_ep *ep);
+void srd_txe_queue(struct srd_ep *ep, struct srd_txe *txe);
 void srd_txe_pkt_done(struct srd_ep *ep, struct srd_pke *pke, int err);
 void srd_txe_handle_cts(struct srd_ep *ep, struct srd_peer *peer,
 			const struct srd_cts_hdr *cts);

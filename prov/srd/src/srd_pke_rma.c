@@ -196,7 +196,7 @@ static void resp_send(struct srd_ep *ep, struct srd_txe *resp, int status,
 		resp->iov_count = 1;
 		resp->total_len = len;
 	}
-	srd_txe_push(ep, resp);
+	srd_txe_queue(ep, resp);
 }
 
 /* --- target: multi-packet writes -------------------------------------- */

@@ -210,6 +210,14 @@ void srd_txe_push(struct srd_ep *ep, struct srd_txe *txe)
 		txe->state = SRD_TXE_WAIT_CTS;
 }
 
+/* Sends txe on the next progress step rather than now: a target's
+ * answer, built while the transport hands up a request, then leaves
+ * after the request is recorded and carries its ack along. */
+void srd_txe_queue(struct srd_ep *ep, struct srd_txe *txe)
+{
+	txe_stall(ep, txe);
+}
+
 void srd_txe_push_pending(struct srd_ep *ep)
 {
 	struct srd_dlist *e;
