@@ -94,7 +94,8 @@ static uint64_t attr_caps_fit_mr(uint32_t version, const struct fi_info *hints,
  * mr_mode, interpreted per the caller's API version: without FI_RMA or
  * FI_ATOMIC no registration is needed at all (0).  With them srd needs
  * VIRT_ADDR|ALLOCATED|PROV_KEY; FI_MR_LOCAL is accepted, never required;
- * 0 means unspecified; FI_MR_BASIC stands for that set before API 1.5.
+ * 0 means unspecified; FI_MR_BASIC stands for that set (and is echoed
+ * back as such, at any API version).
  */
 static int attr_mr_mode(uint32_t version, uint64_t caps, int want, int *out)
 {
@@ -108,7 +109,11 @@ static int attr_mr_mode(uint32_t version, uint64_t caps, int want, int *out)
 		*out = FI_MR_BASIC;
 		return 0;
 	}
-	if (want == FI_MR_UNSPEC || want == FI_MR_BASIC) {
+	if (want == FI_MR_BASIC) {
+		*out = FI_MR_BASIC;	/* echoed: it names srd's set */
+		return 0;
+	}
+	if (want == FI_MR_UNSPEC) {
 		*out = SRD_MR_MODE_RMA;
 		return 0;
 	}
