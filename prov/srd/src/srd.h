@@ -305,6 +305,7 @@ struct srd_peer {
 	struct srd_dlist txes;		/* live sends to this peer */
 	size_t reorder_bytes;
 	bool reorder_stalled;		/* a held packet waits for resources */
+	bool watch_mark;		/* srd_peer_watch.c: a receive waits on it */
 	fi_addr_t fi_addr;		/* cached AV index, see av_gen */
 	uint64_t av_gen;
 };
@@ -350,6 +351,8 @@ struct srd_ep {
 	size_t unexp_bytes;
 	uint32_t reorder_stalled;	/* peers with reorder_stalled set */
 	uint64_t rx_drop_malformed;
+	uint64_t watch_next;		/* next look at waiting peers, or MAX */
+	uint64_t pings_sent;
 };
 
 static inline struct srd_ep *srd_ep_of(struct fid_ep *ep_fid)

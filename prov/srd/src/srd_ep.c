@@ -80,6 +80,7 @@ int srd_ep_progress(struct srd_ep *ep)
 	srd_txe_push_pending(ep);
 	if (ep->reorder_stalled)
 		ep_retry_reorder(ep);
+	srd_peer_watch_progress(ep);
 	return work;
 }
 
@@ -149,7 +150,12 @@ void srd_wait_sleep(struct srd_domain *dom, struct srd_wait *wait,
 
 uint64_t srd_ep_next_deadline(struct srd_ep *ep)
 {
-	return ep->enabled ? srd_tp_next_deadline(&ep->tp) : UINT64_MAX;
+	uint64_t t;
+
+	if (!ep->enabled)
+		return UINT64_MAX;
+	t = srd_tp_next_deadline(&ep->tp);
+	return t < ep->watch_next ? t : ep->watch_next;
 }
 
 static void srd_ep_peer_init(void *ctx, struct srd_tp_peer *tp_peer)
@@ -406,11 +412,12 @@ static void ep_log_counters(const struct srd_ep *ep)
 	SRD_INFO(FI_LOG_EP_CTRL, "transport: tx %lu pkts %lu bytes, "
 		 "retx %lu timeout %lu fast, acks %lu out %lu in; rx %lu pkts, "
 		 "%lu dup, %lu refused, dropped %lu malformed %lu unknown "
-		 "%lu conn %lu window; %lu peers, %lu failed\n",
+		 "%lu conn %lu window; %lu peers, %lu failed; %lu pings\n",
 		 st.tx_pkts, st.tx_bytes, st.retx_timeout, st.retx_fast,
 		 st.tx_acks, st.rx_acks, st.rx_pkts, st.rx_dup, st.rx_refused,
 		 st.rx_drop_malformed, st.rx_drop_unknown, st.rx_drop_conn,
-		 st.rx_drop_window, st.peers, st.peers_failed);
+		 st.rx_drop_window, st.peers, st.peers_failed,
+		 (unsigned long)ep->pings_sent);
 }
 
 static void ep_free(struct srd_ep *ep)
@@ -684,6 +691,7 @@ static void ep_init_attrs(struct srd_ep *ep, const struct fi_info *info)
 	srd_dlist_init(&ep->unexp_msg);
 	srd_dlist_init(&ep->unexp_tagged);
 	srd_dlist_init(&ep->dom_entry);
+	ep->watch_next = UINT64_MAX;
 }
 
 static int ep_src_addr(struct srd_ep *ep, const struct fi_info *info,

@@ -240,6 +240,12 @@ void srd_rma_tgt_fail_peer(struct srd_ep *ep, struct srd_peer *peer);
 uint32_t srd_pke_write_payload_max(const struct srd_ep *ep);
 uint32_t srd_pke_resp_payload_max(const struct srd_ep *ep);
 
+/* srd_peer_watch.c: pinging silent peers that operations wait on */
+void srd_peer_watch_arm(struct srd_ep *ep);
+void srd_peer_watch_progress(struct srd_ep *ep);
+int srd_pke_ping_recv(struct srd_ep *ep, struct srd_peer *peer,
+		      const uint8_t *pkt, size_t len);
+
 /* srd_pke_type.c: the packet type table */
 struct srd_pke_type {
 	const char *name;

@@ -28,6 +28,7 @@ static void cts_fill_send(struct srd_ep *ep, struct srd_rxe *rxe,
 	cts->total_len = rxe->total_len;
 	pke->rxe = rxe;
 	srd_tp_send(&ep->tp, &rxe->peer->tp, &pke->tp);
+	srd_peer_watch_arm(ep);
 }
 
 void srd_pke_cts_send(struct srd_ep *ep, struct srd_rxe *rxe)

@@ -22,6 +22,7 @@ const struct srd_pke_type srd_pke_types[SRD_PKT_TYPE_MAX] = {
 	[SRD_PKT_READ_REQ] = { "READ_REQ", srd_pke_read_req_recv },
 	[SRD_PKT_ATOMIC] = { "ATOMIC", srd_pke_atomic_recv },
 	[SRD_PKT_RMA_RESP] = { "RMA_RESP", srd_pke_resp_recv },
+	[SRD_PKT_PING] = { "PING", srd_pke_ping_recv },
 };
 
 int srd_pke_recv(void *ctx, struct srd_tp_peer *tp_peer, const uint8_t *pkt,
@@ -46,6 +47,8 @@ void srd_pke_done(void *ctx, struct srd_tp_pkt *pkt, int err)
 
 	if (base->type == SRD_PKT_CTS)
 		srd_pke_cts_done(ep, pke, err);
+	else if (!pke->txe)
+		srd_pool_put(&ep->pke_pool, pke);	/* PING */
 	else
 		srd_txe_pkt_done(ep, pke, err);
 }
@@ -63,4 +66,6 @@ void srd_pke_peer_event(void *ctx, struct srd_tp_peer *tp_peer,
 	SRD_WARN(FI_LOG_EP_DATA, "peer unreachable or restarted: %s\n",
 		 fi_strerror(-err));
 	srd_txe_peer_failed(ep, peer, err);
+	/* What was arriving from it cannot finish either. */
+	srd_inprog_fail_peer(ep, peer, err);
 }

@@ -39,7 +39,8 @@ enum srd_pkt_type {
 	SRD_PKT_READ_REQ	= 22,	/* RMA read request */
 	SRD_PKT_ATOMIC		= 23,	/* atomic request with its operands */
 	SRD_PKT_RMA_RESP	= 24,	/* RMA/atomic status, read data, fetched values */
-	/* 25..31 reserved for the message layer */
+	SRD_PKT_PING		= 25,	/* empty: is the peer still there? */
+	/* 26..31 reserved for the message layer */
 	SRD_PKT_TYPE_MAX	= 32,
 };
 

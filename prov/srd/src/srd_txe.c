@@ -206,8 +206,11 @@ void srd_txe_push(struct srd_ep *ep, struct srd_txe *txe)
 		txe->pkts_out++;
 		srd_tp_send(&ep->tp, &txe->peer->tp, &pke->tp);
 	}
-	if (txe->proto == SRD_PKT_RTS && txe->first_sent && !txe_all_sent(txe))
+	if (txe->proto == SRD_PKT_RTS && txe->first_sent &&
+	    !txe_all_sent(txe) && txe->state != SRD_TXE_WAIT_CTS) {
 		txe->state = SRD_TXE_WAIT_CTS;
+		srd_peer_watch_arm(ep);
+	}
 }
 
 /* Sends txe on the next progress step rather than now: a target's
@@ -346,6 +349,7 @@ void srd_txe_start(struct srd_ep *ep, struct srd_txe *txe)
 	if (txe->proto == SRD_PKT_ATOMIC && !txe->res_count &&
 	    (txe->flags & (FI_INJECT_COMPLETE | SRD_OP_NO_COMP)))
 		txe_report_cq(ep, txe);
+	srd_peer_watch_arm(ep);
 	srd_txe_push(ep, txe);
 }
 

@@ -824,3 +824,95 @@ Test(atomic, two_threads_one_location, .timeout = 120)
 	rhost_close(&t);
 	free(seen);
 }
+
+/* --- a target that stops answering -------------------------------------- */
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct tgt_info {
+	struct sockaddr_in addr;
+	uint64_t base, key;
+};
+
+/* The child: a target that serves the start of a read, then stops as a
+ * SIGSTOPped rank would, with the request already acknowledged. */
+static void stopping_target(int to_parent, int from_parent, size_t len)
+{
+	struct rhost b;
+	struct tgt_info ti;
+	struct sockaddr_in pa;
+	uint8_t *buf = malloc(len);
+	struct fid_mr *mr;
+	size_t alen = sizeof(ti.addr);
+
+	rhost_open(&b, false);
+	mr = mr_reg(&b, buf, len, FI_REMOTE_READ);
+	fi_getname(&b.ep->fid, &ti.addr, &alen);
+	ti.base = (uint64_t)(uintptr_t)buf;
+	ti.key = fi_mr_key(mr);
+	if (write(to_parent, &ti, sizeof(ti)) != sizeof(ti) ||
+	    read(from_parent, &pa, sizeof(pa)) != sizeof(pa))
+		_exit(2);
+	fi_av_insert(b.av, &pa, 1, &b.peer, 0, NULL);
+	while (fi_cntr_read(b.remote) < 1)
+		;
+	raise(SIGSTOP);
+	_exit(0);
+}
+
+Test(rma, read_from_a_target_that_stops_fails_in_time, .timeout = 60)
+{
+	const size_t len = 64UL << 20;
+	const int timeout_ms = 1000;
+	int up[2], down[2];
+	struct tgt_info ti;
+	struct rhost a;
+	struct sockaddr_in sa;
+	size_t alen = sizeof(sa);
+	uint8_t *dst = malloc(len);
+	struct fi_cq_data_entry e;
+	struct fi_cq_err_entry err;
+	double t0, elapsed;
+	char ms[32];
+	pid_t pid;
+	int ret;
+
+	snprintf(ms, sizeof(ms), "%d", (int)(timeout_ms * time_scale()));
+	setenv("FI_SRD_PEER_TIMEOUT", ms, 1);
+	cr_assert_eq(pipe(up), 0);
+	cr_assert_eq(pipe(down), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid)
+		stopping_target(up[1], down[0], len);
+	cr_assert_eq(read(up[0], &ti, sizeof(ti)), sizeof(ti));
+	rhost_open(&a, false);
+	cr_assert_eq(fi_getname(&a.ep->fid, &sa, &alen), 0);
+	cr_assert_eq(write(down[1], &sa, sizeof(sa)), sizeof(sa));
+	cr_assert_eq(fi_av_insert(a.av, &ti.addr, 1, &a.peer, 0, NULL), 1);
+
+	t0 = now_s();
+	cr_assert_eq(fi_read(a.ep, dst, len, NULL, a.peer, ti.base, ti.key,
+			     &ret), 0);
+	ret = 0;
+	while (now_s() < t0 + 30 * time_scale()) {
+		ssize_t n = fi_cq_read(a.cq, &e, 1);
+
+		if (n == -FI_EAVAIL) {
+			cr_assert_eq(fi_cq_readerr(a.cq, &err, 0), 1);
+			ret = -(int)err.err;
+			break;
+		}
+		cr_assert_eq(n, -FI_EAGAIN, "the read completed: %zd", n);
+	}
+	elapsed = now_s() - t0;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	cr_assert_eq(ret, -FI_EHOSTUNREACH, "got %s", fi_strerror(-ret));
+	cr_assert_leq(elapsed, (timeout_ms / 1000.0 + 1.0) * time_scale(),
+		      "failed after %.2f s", elapsed);
+	rhost_close(&a);
+	free(dst);
+}
