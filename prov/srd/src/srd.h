@@ -373,6 +373,24 @@ fi_addr_t srd_peer_fi_addr(struct srd_ep *ep, struct srd_peer *peer);
 struct srd_peer *srd_ep_peer(struct srd_ep *ep, fi_addr_t addr);
 void srd_ep_cntr_inc(struct srd_ep *ep, enum srd_cntr_kind kind, int err);
 
+void srd_progress_note_app(struct srd_domain *dom, struct srd_ep *ep);
+
+/* Every data-path post: under the domain lock, noted as application
+ * activity; a post refused for lack of entries progresses the endpoint
+ * so that the caller's retry finds room. */
+static inline void srd_ep_post_enter(struct srd_ep *ep)
+{
+	srd_domain_lock(ep->dom);
+	srd_progress_note_app(ep->dom, ep);
+}
+static inline ssize_t srd_ep_post_leave(struct srd_ep *ep, ssize_t ret)
+{
+	if (ret == -FI_EAGAIN)
+		srd_ep_progress(ep);
+	srd_domain_unlock(ep->dom);
+	return ret;
+}
+
 extern struct fi_ops_msg srd_msg_ops;
 extern struct fi_ops_tagged srd_tagged_ops;
 extern struct fi_ops_rma srd_rma_ops;
@@ -383,7 +401,6 @@ extern struct fi_ops_cm srd_cm_ops;
 void srd_progress_stop(struct srd_domain *dom);
 int srd_progress_add_ep(struct srd_domain *dom, struct srd_ep *ep);
 void srd_progress_del_ep(struct srd_domain *dom, struct srd_ep *ep);
-void srd_progress_note_app(struct srd_domain *dom, struct srd_ep *ep);
 
 /* --- no-op ops (srd_ops_none.c) ------------------------------------------ */
 int srd_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);

@@ -162,15 +162,9 @@ static ssize_t atomic_locked(struct fid_ep *ep_fid, const struct atomic_args *a,
 			     uint64_t flags)
 {
 	struct srd_ep *ep = srd_ep_of(ep_fid);
-	ssize_t ret;
 
-	srd_domain_lock(ep->dom);
-	srd_progress_note_app(ep->dom, ep);
-	ret = atomic_post(ep, a, flags);
-	if (ret == -FI_EAGAIN)
-		srd_ep_progress(ep);	/* make room for the retry */
-	srd_domain_unlock(ep->dom);
-	return ret;
+	srd_ep_post_enter(ep);
+	return srd_ep_post_leave(ep, atomic_post(ep, a, flags));
 }
 
 /* Builds the message of the non-msg calls: one local and one remote

@@ -9,29 +9,15 @@
 ssize_t srd_generic_send(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 			 uint64_t flags, bool tagged)
 {
-	ssize_t ret;
-
-	srd_domain_lock(ep->dom);
-	srd_progress_note_app(ep->dom, ep);
-	ret = srd_txe_post(ep, msg, flags, tagged);
-	if (ret == -FI_EAGAIN)
-		srd_ep_progress(ep);	/* make room for the retry */
-	srd_domain_unlock(ep->dom);
-	return ret;
+	srd_ep_post_enter(ep);
+	return srd_ep_post_leave(ep, srd_txe_post(ep, msg, flags, tagged));
 }
 
 ssize_t srd_generic_recv(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 			 uint64_t flags, bool tagged)
 {
-	ssize_t ret;
-
-	srd_domain_lock(ep->dom);
-	srd_progress_note_app(ep->dom, ep);
-	ret = srd_rxe_post(ep, msg, flags, tagged);
-	if (ret == -FI_EAGAIN)
-		srd_ep_progress(ep);
-	srd_domain_unlock(ep->dom);
-	return ret;
+	srd_ep_post_enter(ep);
+	return srd_ep_post_leave(ep, srd_rxe_post(ep, msg, flags, tagged));
 }
 
 static ssize_t msg_recv(struct fid_ep *ep_fid, void *buf, size_t len,

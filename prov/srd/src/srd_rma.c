@@ -103,15 +103,8 @@ ssize_t srd_rma_post(struct srd_ep *ep, const struct fi_msg_rma *msg,
 static ssize_t rma_locked(struct srd_ep *ep, const struct fi_msg_rma *msg,
 			  uint64_t flags, uint8_t proto)
 {
-	ssize_t ret;
-
-	srd_domain_lock(ep->dom);
-	srd_progress_note_app(ep->dom, ep);
-	ret = srd_rma_post(ep, msg, flags, proto);
-	if (ret == -FI_EAGAIN)
-		srd_ep_progress(ep);	/* make room for the retry */
-	srd_domain_unlock(ep->dom);
-	return ret;
+	srd_ep_post_enter(ep);
+	return srd_ep_post_leave(ep, srd_rma_post(ep, msg, flags, proto));
 }
 
 static ssize_t rma_one(struct fid_ep *ep_fid, const struct iovec *iov,
