@@ -13,13 +13,17 @@ bool srd_match_tag(uint64_t want, uint64_t ignore, uint64_t tag)
 	return ((want ^ tag) & ~ignore) == 0;
 }
 
-static bool match_addr(fi_addr_t want, fi_addr_t src)
+/* Sources compare as peers (one per wire address), not AV indexes: an
+ * address inserted twice (Open MPI may add a peer from two threads) has
+ * two fi_addrs, and a receive directed at either takes its messages. */
+static bool match_peer(const struct srd_peer *want, const struct srd_peer *src)
 {
-	return want == FI_ADDR_UNSPEC || want == src;
+	return !want || want == src;
 }
 
 struct srd_rxe *srd_match_posted(struct srd_ep *ep,
-				 const struct srd_rtm_hdr *rtm, fi_addr_t src)
+				 const struct srd_rtm_hdr *rtm,
+				 struct srd_peer *src)
 {
 	bool tagged = rtm->flags & SRD_MSG_F_TAGGED;
 	struct srd_dlist *list = tagged ? &ep->posted_tagged : &ep->posted_msg;
@@ -29,7 +33,7 @@ struct srd_rxe *srd_match_posted(struct srd_ep *ep,
 		struct srd_rxe *rxe = srd_container_of(e, struct srd_rxe, entry);
 		struct srd_rxe *child;
 
-		if (!match_addr(rxe->addr, src) ||
+		if (!match_peer(rxe->want_peer, src) ||
 		    (tagged && !srd_match_tag(rxe->tag, rxe->ignore, rtm->tag)))
 			continue;
 		if (!(rxe->flags & FI_MULTI_RECV)) {
@@ -45,7 +49,8 @@ struct srd_rxe *srd_match_posted(struct srd_ep *ep,
 }
 
 struct srd_rxe *srd_match_unexp(struct srd_ep *ep, bool tagged,
-				fi_addr_t addr, uint64_t tag, uint64_t ignore)
+				struct srd_peer *src, uint64_t tag,
+				uint64_t ignore)
 {
 	struct srd_dlist *list = tagged ? &ep->unexp_tagged : &ep->unexp_msg;
 	struct srd_dlist *e;
@@ -55,7 +60,7 @@ struct srd_rxe *srd_match_unexp(struct srd_ep *ep, bool tagged,
 
 		if (rxe->claimed)
 			continue;
-		if (!match_addr(addr, srd_peer_fi_addr(ep, rxe->peer)))
+		if (!match_peer(src, rxe->peer))
 			continue;
 		if (tagged && !srd_match_tag(tag, ignore, rxe->msg_tag))
 			continue;

@@ -94,7 +94,10 @@ struct srd_rxe {
 	struct srd_ep *ep;
 	struct srd_peer *peer;
 	enum srd_rxe_state state;
-	fi_addr_t addr;			/* posted: FI_ADDR_UNSPEC or the source */
+	struct srd_peer *want_peer;	/* posted: the only source it takes,
+					 * or NULL for any (compared as peers, so
+					 * duplicate AV entries of one address
+					 * are the same source) */
 	uint64_t flags;			/* FI_* op flags of the receive */
 	uint64_t tag;
 	uint64_t ignore;
@@ -188,9 +191,11 @@ uint64_t srd_iov_len(const struct iovec *iov, size_t count);
 
 /* srd_match.c */
 struct srd_rxe *srd_match_posted(struct srd_ep *ep,
-				 const struct srd_rtm_hdr *rtm, fi_addr_t src);
+				 const struct srd_rtm_hdr *rtm,
+				 struct srd_peer *src);
 struct srd_rxe *srd_match_unexp(struct srd_ep *ep, bool tagged,
-				fi_addr_t addr, uint64_t tag, uint64_t ignore);
+				struct srd_peer *src, uint64_t tag,
+				uint64_t ignore);
 bool srd_match_tag(uint64_t want, uint64_t ignore, uint64_t tag);
 void srd_inprog_add(struct srd_ep *ep, struct srd_rxe *rxe);
 void srd_inprog_del(struct srd_ep *ep, struct srd_rxe *rxe);

@@ -93,7 +93,6 @@ static struct srd_rxe *rtm_new_unexp(struct srd_ep *ep,
 	}
 	rxe->ep = ep;
 	rxe->state = SRD_RXE_UNEXP;
-	rxe->addr = FI_ADDR_UNSPEC;
 	srd_dlist_insert_tail(rtm->flags & SRD_MSG_F_TAGGED ?
 			      &ep->unexp_tagged : &ep->unexp_msg, &rxe->entry);
 	return rxe;
@@ -129,8 +128,7 @@ static int rtm_start(struct srd_ep *ep, struct srd_peer *peer, uint8_t type,
 		     size_t len, bool force)
 {
 	bool rdv = type == SRD_PKT_RTS;
-	fi_addr_t src = srd_peer_fi_addr(ep, peer);
-	struct srd_rxe *rxe = srd_match_posted(ep, rtm, src);
+	struct srd_rxe *rxe = srd_match_posted(ep, rtm, peer);
 
 	if (rxe)
 		rxe->state = SRD_RXE_MATCHED;

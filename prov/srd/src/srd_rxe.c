@@ -79,7 +79,6 @@ struct srd_rxe *srd_rxe_alloc(struct srd_ep *ep)
 
 	if (rxe) {
 		rxe->ep = ep;
-		rxe->addr = FI_ADDR_UNSPEC;
 		srd_dlist_init(&rxe->entry);
 	}
 	return rxe;
@@ -223,7 +222,7 @@ static struct srd_rxe *rxe_child(struct srd_ep *ep, struct srd_rxe *parent,
 	child->ep = ep;
 	child->context = parent->context;
 	child->flags = parent->flags & ~FI_MULTI_RECV;
-	child->addr = parent->addr;
+	child->want_peer = parent->want_peer;
 	child->iov_count = 1;
 	child->iov[0].iov_base = (uint8_t *)parent->iov[0].iov_base +
 				 parent->mr_offset;
@@ -274,7 +273,8 @@ static ssize_t rxe_post_multi(struct srd_ep *ep, struct srd_rxe *parent)
 
 	srd_dlist_insert_tail(&ep->posted_msg, &parent->entry);
 	while (!parent->retired &&
-	       (unexp = srd_match_unexp(ep, false, parent->addr, 0, 0))) {
+	       (unexp = srd_match_unexp(ep, false, parent->want_peer, 0,
+						   0))) {
 		child = srd_rxe_multi_take(ep, parent, unexp->total_len);
 		if (!child)
 			break;
@@ -295,7 +295,7 @@ static ssize_t rxe_post_multi(struct srd_ep *ep, struct srd_rxe *parent)
 }
 
 static ssize_t rxe_peek(struct srd_ep *ep, const struct fi_msg_tagged *msg,
-			uint64_t flags, fi_addr_t src)
+			uint64_t flags, struct srd_peer *src)
 {
 	struct srd_rxe *unexp = srd_match_unexp(ep, true, src, msg->tag,
 						msg->ignore);
@@ -348,7 +348,7 @@ static ssize_t rxe_claim(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 ssize_t srd_rxe_post(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 		     uint64_t flags, bool tagged)
 {
-	fi_addr_t src = FI_ADDR_UNSPEC;
+	struct srd_peer *src = NULL;
 	struct srd_rxe *rxe;
 
 	if (!ep->enabled)
@@ -358,9 +358,9 @@ ssize_t srd_rxe_post(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 	if (tagged)
 		flags &= ~FI_MULTI_RECV;	/* untagged receives only */
 	if ((ep->caps & FI_DIRECTED_RECV) && msg->addr != FI_ADDR_UNSPEC) {
-		if (!srd_av_addr(ep->av, msg->addr))
+		src = srd_ep_peer(ep, msg->addr);
+		if (!src)
 			return -FI_EINVAL;
-		src = msg->addr;
 	}
 	if (tagged && (flags & FI_PEEK))
 		return rxe_peek(ep, msg, flags, src);
@@ -382,7 +382,7 @@ ssize_t srd_rxe_post(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 		return -FI_EAGAIN;
 	rxe->ep = ep;
 	rxe->state = SRD_RXE_POSTED;
-	rxe->addr = src;
+	rxe->want_peer = src;
 	rxe->tag = msg->tag;
 	rxe->ignore = msg->ignore;
 	rxe_set_user(rxe, msg, flags);

@@ -45,6 +45,9 @@ static void set_peer_timeout_ms(int ms)
 
 static void host_open_domain(struct host *h, struct host *same);
 
+/* Capabilities the next host_open asks for besides FI_MSG|FI_TAGGED. */
+static uint64_t extra_caps;
+
 static void host_open(struct host *h)
 {
 	host_open_domain(h, NULL);
@@ -61,7 +64,7 @@ static void host_open_domain(struct host *h, struct host *same)
 	setenv("FI_SRD_IFACE", "lo", 1);
 	hints->fabric_attr->prov_name = strdup("srd");
 	hints->ep_attr->type = FI_EP_RDM;
-	hints->caps = FI_MSG | FI_TAGGED;
+	hints->caps = FI_MSG | FI_TAGGED | extra_caps;
 	cr_assert_eq(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints,
 				&h->info), 0);
 	fi_freeinfo(hints);
@@ -287,6 +290,40 @@ Test(ep, truncation_reports_etrunc, .timeout = 30)
 	cr_assert_eq(memcmp(in, out, sizeof(in)), 0);
 	cr_assert_eq(wait_comp(&a, &e, &err, 10), 0);
 	cr_assert_eq(e.op_context, out);
+	host_close(&a);
+	host_close(&b);
+}
+
+/* Open MPI can insert one peer twice (two threads adding it at once):
+ * a receive directed at either fi_addr takes that peer's messages. */
+Test(ep, directed_receive_from_a_twice_inserted_address, .timeout = 30)
+{
+	struct host a, b;
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	struct sockaddr_in sa;
+	size_t len = sizeof(sa);
+	fi_addr_t dup;
+	char in[2][16], out[2][16] = { "first", "second" };
+
+	extra_caps = FI_DIRECTED_RECV;
+	host_open(&a);
+	host_open(&b);
+	connect_pair(&a, &b);
+	cr_assert(b.info->caps & FI_DIRECTED_RECV);
+	cr_assert_eq(fi_getname(&a.ep->fid, &sa, &len), 0);
+	cr_assert_eq(fi_av_insert(b.av, &sa, 1, &dup, 0, NULL), 1);
+	cr_assert_neq(dup, b.peer);
+	cr_assert_eq(fi_trecv(b.ep, in[0], 16, NULL, dup, 7, 0, in[0]), 0);
+	cr_assert_eq(fi_trecv(b.ep, in[1], 16, NULL, b.peer, 7, 0, in[1]), 0);
+	for (int i = 0; i < 2; i++)
+		cr_assert_eq(fi_tsend(a.ep, out[i], 16, NULL, a.peer, 7, NULL),
+			     0);
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(wait_comp(&b, &e, &err, 10), 0);
+		cr_assert_eq(e.op_context, in[i]);
+		cr_assert_str_eq(in[i], out[i]);
+	}
 	host_close(&a);
 	host_close(&b);
 }
