@@ -15,6 +15,7 @@
 #include "config.h"
 #include "srd.h"
 
+#include <sched.h>
 #include <stdlib.h>
 
 struct srd_progress {
@@ -65,7 +66,14 @@ static void *progress_main(void *arg)
 {
 	struct srd_domain *dom = arg;
 	struct srd_progress *prog = dom->progress;
+	struct sched_param idle = { .sched_priority = 0 };
 
+	/* A background keeper: it must not take CPU from the ranks of an
+	 * oversubscribed node, where a rank is routinely off-CPU for longer
+	 * than progress_idle_us; SCHED_IDLE still runs it when nothing else
+	 * wants the CPU and gives it a small share when everything does. */
+	if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle))
+		SRD_INFO(FI_LOG_DOMAIN, "progress thread keeps its priority\n");
 	pthread_mutex_lock(&dom->lock);
 	while (!prog->stop) {
 		uint64_t now = srd_clock_now_ns(), until = UINT64_MAX;
