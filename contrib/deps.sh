@@ -4,7 +4,8 @@
 set -euo pipefail
 pkgs=(build-essential autoconf automake libtool pkg-config
       libfabric-dev libfabric-bin libibverbs-dev libhwloc-dev
-      libcriterion-dev iproute2 nftables procps valgrind)
+      libcriterion-dev iproute2 nftables procps valgrind
+      openmpi-bin libopenmpi-dev bc)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

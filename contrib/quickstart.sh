@@ -59,4 +59,8 @@ SFT_BINDIR=$top/build/fabtests fabtests/scripts/sft_pair.sh -- \
 	"$top/build/fabtests/sft_bw" -p srd -I 20 -S 64k,1m,16m |
 	grep -v "^\[server\]"
 echo
-echo "srd is installed: select it with FI_PROVIDER=srd (see man fi_srd)."
+echo "== Open MPI (mtl ofi) over srd, net and tcp;ofi_rxm, 2 ranks on lo"
+fabtests/mpi/mpi_bench.sh
+echo
+echo "srd is installed: select it with FI_PROVIDER=srd (see man fi_srd and"
+echo "README.md for the Open MPI flags)."

@@ -8,9 +8,12 @@
 #   3. the unit tests under valgrind memcheck (in-memory transport, and
 #      endpoints through the real libfabric),
 #   4. Debian's fi_pingpong over srd (msg and tagged, -c, -S all),
-#   5. the loss test: 5 % UDP loss inside a network namespace (root only).
-# --full adds the sft suite against tcp;ofi_rxm (proof the tests test the
-# API) and a longer loss run.  Every stage prints its time; the last line
+#   5. the loss test: 5 % UDP loss inside a network namespace (root only),
+#   6. Open MPI over srd (fabtests/mpi): the MPI suite (point-to-point,
+#      collectives, one-sided, MPI_THREAD_MULTIPLE) at 2, 4 and 8 ranks
+#      on lo and across 4 network namespaces, and the SIGSTOPped-rank test.
+# --full adds the sft and the two-sided MPI suites against tcp;ofi_rxm
+# (proof the tests test the API) and a longer loss run.  Every stage prints its time; the last line
 # counts stages: "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -104,6 +107,30 @@ loss() {
 		fabtests/scripts/sft_loss.sh -p srd
 }
 
+mpi_loopback() {	# Open MPI over srd: 2, 4 and 8 ranks on lo
+	FI_PROVIDER_PATH=$top/build/.libs MPI_BINDIR=$top/build/mpi \
+		fabtests/mpi/mpi_suite.sh -p srd --quick
+}
+
+mpi_hosts() {	# Open MPI over srd across 4 network namespaces
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "SKIP: the hosts test needs root (network namespaces)"
+		return 0
+	fi
+	FI_PROVIDER_PATH=$top/build/.libs MPI_BINDIR=$top/build/mpi \
+		fabtests/mpi/mpi_suite.sh -p srd --hosts --quick
+}
+
+mpi_fault() {	# a SIGSTOPped rank: the job ends with an MPI error
+	FI_PROVIDER_PATH=$top/build/.libs MPI_BINDIR=$top/build/mpi \
+		fabtests/mpi/mpi_fault.sh
+}
+
+mpi_peer_suite() {
+	FI_PROVIDER_PATH=$top/build/.libs MPI_BINDIR=$top/build/mpi \
+		fabtests/mpi/mpi_suite.sh -p "tcp;ofi_rxm" -m two-sided --quick
+}
+
 peer_suite() {
 	SFT_BINDIR=$top/build/fabtests fabtests/scripts/sft_suite.sh \
 		-p "tcp;ofi_rxm"
@@ -121,8 +148,15 @@ stage "build with ASan+UBSan" build build-asan --enable-sanitize &&
 stage "unit tests under valgrind memcheck" memcheck
 stage "fi_pingpong (Debian libfabric-bin) over srd" pingpong
 stage "loss test (5% UDP loss in a namespace)" loss
+stage "build the MPI test programs" fabtests/mpi/mpi_build.sh build/mpi &&
+	{
+	stage "MPI suite over srd on lo (2, 4, 8 ranks)" mpi_loopback
+	stage "MPI suite over srd across 4 namespaces" mpi_hosts
+	stage "MPI fault test (SIGSTOPped rank)" mpi_fault
+	}
 if [ $full -eq 1 ]; then
 	stage "sft suite against tcp;ofi_rxm" peer_suite
+	stage "MPI suite against tcp;ofi_rxm (two-sided)" mpi_peer_suite
 fi
 [ ${#failures[@]} -eq 0 ] || echo "failed stages: ${failures[*]}"
 echo "$passed passed, $failed failed"
