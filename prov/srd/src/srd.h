@@ -336,7 +336,8 @@ struct srd_ep {
 	struct srd_tp tp;
 	uint32_t pkt_payload_max;	/* message bytes per MEDIUM/DATA packet */
 
-	struct srd_pool txe_pool;
+	struct srd_pool txe_pool;	/* operations, and answers to peers */
+	size_t tx_app;			/* txes the application's posts hold */
 	struct srd_pool rxe_pool;
 	struct srd_pool pke_pool;
 	struct srd_dlist tx_pending;	/* txes waiting for packet entries */

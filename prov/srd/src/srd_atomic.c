@@ -24,6 +24,8 @@ static size_t ioc_count(const struct fi_ioc *ioc, size_t n)
 {
 	size_t count = 0;
 
+	if (!ioc || n > SRD_IOV_LIMIT)
+		return 0;	/* refused by the caller's checks */
 	for (size_t i = 0; i < n; i++)
 		count += ioc[i].count;
 	return count;

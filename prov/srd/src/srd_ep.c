@@ -591,7 +591,7 @@ static ssize_t ep_tx_size_left(struct fid_ep *ep_fid)
 {
 	struct srd_ep *ep = srd_ep_of(ep_fid);
 
-	return (ssize_t)(ep->tx_size - ep->txe_pool.in_use);
+	return (ssize_t)(ep->tx_size - ep->tx_app);
 }
 
 static struct fi_ops_ep srd_ep_ops = {
@@ -646,7 +646,7 @@ int srd_ep_open_wire(struct srd_ep *ep, const union srd_wire_addr *addr)
 
 static int ep_init_pools(struct srd_ep *ep)
 {
-	uint32_t tx = round_chunk(ep->tx_size);
+	uint32_t tx = round_chunk(ep->tx_size + ep->rx_size);
 	uint32_t rx = round_chunk(ep->rx_size + SRD_UNEXP_ENTRIES);
 	uint32_t pkes = round_chunk(4 * ep->tx_size + 1024);
 	int ret;

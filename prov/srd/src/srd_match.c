@@ -87,9 +87,10 @@ void srd_inprog_del(struct srd_ep *ep, struct srd_rxe *rxe)
 	rxe->in_inprog = false;
 }
 
-/* Fails every message of the peer still arriving (a rare path: it walks
- * the whole index). */
-void srd_inprog_fail_peer(struct srd_ep *ep, struct srd_peer *peer, int err)
+/* Fails every message of the peer still arriving, or with rdv_only the
+ * matched rendezvous receives only (a rare path: it walks the index). */
+void srd_inprog_fail_peer(struct srd_ep *ep, struct srd_peer *peer, int err,
+			  bool rdv_only)
 {
 	for (size_t b = 0; b < ep->inprog.nbuckets; b++) {
 		struct srd_hnode *node = ep->inprog.buckets[b], *next;
@@ -99,8 +100,10 @@ void srd_inprog_fail_peer(struct srd_ep *ep, struct srd_peer *peer, int err)
 				srd_container_of(node, struct srd_rxe, hnode);
 
 			next = node->next;
-			if (rxe->peer == peer)
-				srd_rxe_fail(ep, rxe, err);
+			if (rxe->peer != peer || (rdv_only &&
+			    (!rxe->rdv || rxe->state != SRD_RXE_MATCHED)))
+				continue;
+			srd_rxe_fail(ep, rxe, err);
 		}
 	}
 }

@@ -199,7 +199,8 @@ struct srd_rxe *srd_match_unexp(struct srd_ep *ep, bool tagged,
 bool srd_match_tag(uint64_t want, uint64_t ignore, uint64_t tag);
 void srd_inprog_add(struct srd_ep *ep, struct srd_rxe *rxe);
 void srd_inprog_del(struct srd_ep *ep, struct srd_rxe *rxe);
-void srd_inprog_fail_peer(struct srd_ep *ep, struct srd_peer *peer, int err);
+void srd_inprog_fail_peer(struct srd_ep *ep, struct srd_peer *peer, int err,
+			  bool rdv_only);
 struct srd_rxe *srd_inprog_find(struct srd_ep *ep, struct srd_peer *peer,
 				uint32_t msg_id);
 

@@ -394,6 +394,9 @@ int srd_pke_atomic_recv(struct srd_ep *ep, struct srd_peer *peer,
 	if (!resp)
 		return -EAGAIN;
 	n = (uint64_t)hdr->count * size;
+	/* FI_ATOMIC_READ carries no operands: bound the count here. */
+	if (!status && (!hdr->count || n > SRD_ATOMIC_MAX_BYTES))
+		status = FI_EMSGSIZE;
 	if (!status && hdr->kind != SRD_ATOMIC_BASE) {
 		resp->bounce = malloc(n ? n : 1);
 		if (!resp->bounce)

@@ -265,7 +265,7 @@ void srd_peer_rx_reset(struct srd_ep *ep, struct srd_peer *peer)
 	while ((e = srd_dlist_pop_head(&peer->reorder)))
 		free(srd_container_of(e, struct srd_reorder_pkt, entry));
 	peer->reorder_bytes = 0;
-	srd_inprog_fail_peer(ep, peer, -FI_EIO);
+	srd_inprog_fail_peer(ep, peer, -FI_EIO, false);
 	srd_rma_tgt_fail_peer(ep, peer);
 	peer->rx_msg_id = 0;
 	peer->reorder_stalled = false;

@@ -66,6 +66,7 @@ void srd_pke_peer_event(void *ctx, struct srd_tp_peer *tp_peer,
 	SRD_WARN(FI_LOG_EP_DATA, "peer unreachable or restarted: %s\n",
 		 fi_strerror(-err));
 	srd_txe_peer_failed(ep, peer, err);
-	/* What was arriving from it cannot finish either. */
-	srd_inprog_fail_peer(ep, peer, err);
+	/* Receives that granted it credit wait on it: they fail too.  What
+	 * arrives unasked stays, in case the peer is alive after all. */
+	srd_inprog_fail_peer(ep, peer, err, true);
 }

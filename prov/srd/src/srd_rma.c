@@ -113,9 +113,10 @@ static ssize_t rma_one(struct fid_ep *ep_fid, const struct iovec *iov,
 		       uint64_t data, uint64_t flags, uint8_t proto)
 {
 	struct srd_ep *ep = srd_ep_of(ep_fid);
+	bool iov_ok = count <= SRD_IOV_LIMIT && (iov || !count);
 	struct fi_rma_iov rma_iov = {
 		.addr = raddr,
-		.len = srd_iov_len(iov, count),
+		.len = iov_ok ? srd_iov_len(iov, count) : 0,
 		.key = key,
 	};
 	struct fi_msg_rma msg = {
@@ -124,7 +125,7 @@ static ssize_t rma_one(struct fid_ep *ep_fid, const struct iovec *iov,
 		.context = context, .data = data,
 	};
 
-	if (count > SRD_IOV_LIMIT || (count && !iov))
+	if (!iov_ok)
 		return -FI_EINVAL;
 	return rma_locked(ep, &msg, flags, proto);
 }

@@ -72,7 +72,7 @@ static void txe_report(struct srd_ep *ep, struct srd_txe *txe)
 
 static void txe_report_err(struct srd_ep *ep, struct srd_txe *txe)
 {
-	if (txe_is_responder(txe) || txe->counted)
+	if (txe_is_responder(txe))
 		return;
 	txe->counted = true;
 	if (txe->completed) {
@@ -95,6 +95,7 @@ void srd_txe_release(struct srd_ep *ep, struct srd_txe *txe)
 		srd_dlist_remove(&txe->entry);
 	srd_dlist_remove(&txe->peer_entry);
 	free(txe->bounce);
+	ep->tx_app -= !txe_is_responder(txe);
 	srd_pool_put(&ep->txe_pool, txe);
 }
 
@@ -357,10 +358,18 @@ void srd_txe_start(struct srd_ep *ep, struct srd_txe *txe)
 struct srd_txe *srd_txe_new(struct srd_ep *ep, struct srd_peer *peer,
 			    uint8_t proto)
 {
-	struct srd_txe *txe = srd_pool_get(&ep->txe_pool);
+	bool app = proto != SRD_PKT_RMA_RESP;
+	struct srd_txe *txe;
 
+	/* The application's operations take at most tx_size entries; the
+	 * rest of the pool answers peers' RMA, so two endpoints that fill
+	 * their queues with RMA to each other still answer each other. */
+	if (app && ep->tx_app >= ep->tx_size)
+		return NULL;
+	txe = srd_pool_get(&ep->txe_pool);
 	if (!txe)
 		return NULL;
+	ep->tx_app += app;
 	txe->ep = ep;
 	txe->peer = peer;
 	txe->proto = proto;
@@ -381,19 +390,16 @@ ssize_t srd_txe_post(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 	peer = srd_ep_peer(ep, msg->addr);
 	if (!peer)
 		return -FI_EINVAL;
-	txe = srd_pool_get(&ep->txe_pool);
+	txe = srd_txe_new(ep, peer, SRD_PKT_EAGER);
 	if (!txe)
 		return -FI_EAGAIN;
 	ret = txe_fill(ep, txe, msg, flags | (tagged ? FI_TAGGED : FI_MSG));
 	if (ret) {
-		srd_pool_put(&ep->txe_pool, txe);
+		srd_txe_release(ep, txe);
 		return ret;
 	}
-	txe->peer = peer;
 	txe->proto = txe_proto(ep, txe->total_len);
 	txe->msg_id = peer->tx_msg_id++;
-	srd_dlist_init(&txe->entry);
-	srd_dlist_insert_tail(&peer->txes, &txe->peer_entry);
 	/* The buffer is ours now: complete at once when that is all the
 	 * caller asked; fi_inject* counts but never completes. */
 	if (txe->bounce && (flags & (FI_INJECT_COMPLETE | SRD_OP_NO_COMP)))

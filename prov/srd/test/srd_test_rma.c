@@ -444,9 +444,16 @@ Test(rma, selective_completion_and_region_counters, .timeout = 60)
 	cr_assert_eq(fi_cntr_read(b.remote), 2);
 	/* A counter bound to a region cannot be closed under it. */
 	cr_assert_eq(fi_close(&c1->fid), -FI_EBUSY);
-	/* More than one remote segment is refused. */
+	/* More than one remote segment is refused, and so are missing
+	 * or too many local segments, without touching them. */
 	msg.rma_iov_count = 2;
 	cr_assert_eq(fi_writemsg(a.ep, &msg, 0), -FI_EINVAL);
+	cr_assert_eq(fi_writev(a.ep, NULL, NULL, 2, a.peer, 0, 0, NULL),
+		     -FI_EINVAL);
+	cr_assert_eq(fi_readv(a.ep, &iov, NULL, 99, a.peer, 0, 0, NULL),
+		     -FI_EINVAL);
+	cr_assert_eq(fi_atomicv(a.ep, NULL, NULL, 2, a.peer, 0, 0, FI_UINT64,
+				FI_SUM, NULL), -FI_EINVAL);
 
 	cr_assert_eq(fi_close(&m1->fid), 0);
 	cr_assert_eq(fi_close(&m2->fid), 0);
