@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 /* Elements of dt one atomic carries; 0 when (op, dt) is not offered. */
-size_t srd_atomic_max_count(enum fi_op op, enum fi_datatype dt,
+static size_t atomic_max_count(enum fi_op op, enum fi_datatype dt,
 			    enum srd_atomic_kind kind)
 {
 	if (!srd_atomic_valid(op, dt, kind))
@@ -59,18 +59,16 @@ static int atomic_check(struct srd_ep *ep, const struct atomic_args *a,
 	uint64_t need = FI_ATOMIC |
 			(a->kind == SRD_ATOMIC_BASE ? FI_WRITE : FI_READ);
 	size_t max;
+	int ret = srd_rma_check_post(ep, need, msg->iov_count, msg->msg_iov,
+				     msg->rma_iov_count, msg->rma_iov);
 
-	if (!ep->enabled)
-		return -FI_EOPBADSTATE;
-	if ((ep->caps & need) != need)
-		return -FI_EOPNOTSUPP;
+	if (ret)
+		return ret;
 	if (flags & FI_REMOTE_CQ_DATA)
 		return -FI_EBADFLAGS;
-	if (msg->iov_count > SRD_IOV_LIMIT || (msg->iov_count && !msg->msg_iov) ||
-	    msg->rma_iov_count != SRD_RMA_IOV_LIMIT || !msg->rma_iov ||
-	    a->compare_count > SRD_IOV_LIMIT || a->result_count > SRD_IOV_LIMIT)
+	if (a->compare_count > SRD_IOV_LIMIT || a->result_count > SRD_IOV_LIMIT)
 		return -FI_EINVAL;
-	max = srd_atomic_max_count(msg->op, msg->datatype, a->kind);
+	max = atomic_max_count(msg->op, msg->datatype, a->kind);
 	if (!max)
 		return -FI_EOPNOTSUPP;
 	*count = ioc_count(msg->msg_iov, msg->iov_count);
@@ -126,12 +124,9 @@ static ssize_t atomic_post(struct srd_ep *ep, const struct atomic_args *a,
 
 	if (ret)
 		return ret;
-	peer = srd_ep_peer(ep, msg->addr);
-	if (!peer)
-		return -FI_EINVAL;
-	if (peer->tp.tx_state == SRD_TP_TX_ACTIVE &&
-	    !(peer->tp.tx_features & SRD_FEAT_RMA))
-		return -FI_EOPNOTSUPP;
+	ret = srd_rma_peer(ep, msg->addr, &peer);
+	if (ret)
+		return ret;
 	txe = srd_txe_new(ep, peer, SRD_PKT_ATOMIC);
 	if (!txe)
 		return -FI_EAGAIN;
@@ -351,7 +346,7 @@ static ssize_t atomic_compwritemsg(struct fid_ep *ep_fid,
 static int atomic_valid_answer(enum fi_datatype dt, enum fi_op op,
 			       enum srd_atomic_kind kind, size_t *count)
 {
-	size_t max = srd_atomic_max_count(op, dt, kind);
+	size_t max = atomic_max_count(op, dt, kind);
 
 	if (!max)
 		return -FI_EOPNOTSUPP;

@@ -208,11 +208,14 @@ struct srd_rxe *srd_inprog_find(struct srd_ep *ep, struct srd_peer *peer,
  * shims call these under the domain lock) */
 ssize_t srd_rma_post(struct srd_ep *ep, const struct fi_msg_rma *msg,
 		     uint64_t flags, uint8_t proto);
+int srd_rma_check_post(struct srd_ep *ep, uint64_t need_cap,
+		       size_t iov_count, const void *iov,
+		       size_t rma_count, const void *rma_iov);
+/* The peer of addr, if it may be sent RMA packets (spec 5.2). */
+int srd_rma_peer(struct srd_ep *ep, fi_addr_t addr, struct srd_peer **peer);
 bool srd_atomic_valid(enum fi_op op, enum fi_datatype dt,
 		      enum srd_atomic_kind kind);
 size_t srd_atomic_dt_size(enum fi_datatype dt);
-size_t srd_atomic_max_count(enum fi_op op, enum fi_datatype dt,
-			    enum srd_atomic_kind kind);
 /* Applies op to count elements at dst; old values to "old" when not NULL.
  * The caller checked srd_atomic_valid(). */
 void srd_atomic_apply(enum fi_op op, enum fi_datatype dt, void *dst,
@@ -243,8 +246,6 @@ int srd_pke_atomic_recv(struct srd_ep *ep, struct srd_peer *peer,
 int srd_pke_resp_recv(struct srd_ep *ep, struct srd_peer *peer,
 		      const uint8_t *pkt, size_t len);
 void srd_rma_tgt_fail_peer(struct srd_ep *ep, struct srd_peer *peer);
-uint32_t srd_pke_write_payload_max(const struct srd_ep *ep);
-uint32_t srd_pke_resp_payload_max(const struct srd_ep *ep);
 
 /* srd_peer_watch.c: pinging silent peers that operations wait on */
 void srd_peer_watch_arm(struct srd_ep *ep);

@@ -26,12 +26,12 @@
 #define RESP_HDR_LEN	(sizeof(struct srd_base_hdr) + \
 			 sizeof(struct srd_rma_resp_hdr))
 
-uint32_t srd_pke_write_payload_max(const struct srd_ep *ep)
+static uint32_t write_payload_max(const struct srd_ep *ep)
 {
 	return (ep->wire->mtu - (uint32_t)RMA_HDR_LEN) & ~7u;
 }
 
-uint32_t srd_pke_resp_payload_max(const struct srd_ep *ep)
+static uint32_t resp_payload_max(const struct srd_ep *ep)
 {
 	return (ep->wire->mtu - (uint32_t)RESP_HDR_LEN) & ~7u;
 }
@@ -55,7 +55,7 @@ void srd_pke_write_init(struct srd_ep *ep, struct srd_txe *txe,
 			struct srd_pke *pke)
 {
 	uint64_t left = txe->total_len - txe->next_off;
-	uint32_t max = srd_pke_write_payload_max(ep);
+	uint32_t max = write_payload_max(ep);
 	uint32_t len = left < max ? (uint32_t)left : max;
 
 	srd_tp_pkt_init(&pke->tp, SRD_PKT_WRITE, RMA_HDR_LEN);
@@ -98,7 +98,7 @@ void srd_pke_resp_init(struct srd_ep *ep, struct srd_txe *txe,
 {
 	struct srd_rma_resp_hdr *resp;
 	uint64_t left = txe->total_len - txe->next_off;
-	uint32_t max = srd_pke_resp_payload_max(ep);
+	uint32_t max = resp_payload_max(ep);
 	uint32_t len = left < max ? (uint32_t)left : max;
 
 	srd_tp_pkt_init(&pke->tp, SRD_PKT_RMA_RESP, RESP_HDR_LEN);

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 
 /* Checks shared by RMA and atomic posts; 0 or a negative FI_* error. */
-static int rma_check_post(struct srd_ep *ep, uint64_t need_cap,
-			  size_t iov_count, const void *iov,
-			  size_t rma_count, const struct fi_rma_iov *rma_iov)
+int srd_rma_check_post(struct srd_ep *ep, uint64_t need_cap,
+		       size_t iov_count, const void *iov,
+		       size_t rma_count, const void *rma_iov)
 {
 	if (!ep->enabled)
 		return -FI_EOPBADSTATE;
@@ -28,8 +28,7 @@ static int rma_check_post(struct srd_ep *ep, uint64_t need_cap,
 
 /* The peer of fi_addr, if it can take RMA: a peer whose handshake said
  * it does not implement RMA packets would drop them (spec 5.2). */
-static ssize_t rma_peer(struct srd_ep *ep, fi_addr_t addr,
-			struct srd_peer **peer)
+int srd_rma_peer(struct srd_ep *ep, fi_addr_t addr, struct srd_peer **peer)
 {
 	*peer = srd_ep_peer(ep, addr);
 	if (!*peer)
@@ -49,7 +48,7 @@ ssize_t srd_rma_post(struct srd_ep *ep, const struct fi_msg_rma *msg,
 	uint64_t len;
 	ssize_t ret;
 
-	ret = rma_check_post(ep, write ? FI_RMA | FI_WRITE : FI_RMA | FI_READ,
+	ret = srd_rma_check_post(ep, write ? FI_RMA | FI_WRITE : FI_RMA | FI_READ,
 			     msg->iov_count, msg->msg_iov, msg->rma_iov_count,
 			     msg->rma_iov);
 	if (ret)
@@ -63,7 +62,7 @@ ssize_t srd_rma_post(struct srd_ep *ep, const struct fi_msg_rma *msg,
 		return -FI_EMSGSIZE;
 	if (!write)
 		flags &= ~(FI_INJECT | FI_REMOTE_CQ_DATA);
-	ret = rma_peer(ep, msg->addr, &peer);
+	ret = srd_rma_peer(ep, msg->addr, &peer);
 	if (ret)
 		return ret;
 	txe = srd_txe_new(ep, peer, proto);

@@ -17,11 +17,6 @@ static bool txe_wants_comp(const struct srd_ep *ep, uint64_t flags)
 	return !ep->tx_selective || (flags & FI_COMPLETION);
 }
 
-static bool txe_is_rma(const struct srd_txe *txe)
-{
-	return txe->proto >= SRD_PKT_WRITE;
-}
-
 static uint64_t txe_comp_flags(const struct srd_txe *txe)
 {
 	switch (txe->proto) {
@@ -149,6 +144,9 @@ static void txe_stall(struct srd_ep *ep, struct srd_txe *txe)
 	}
 }
 
+static void txe_next_msg_pkt(struct srd_ep *ep, struct srd_txe *txe,
+			     struct srd_pke *pke);
+
 /* Builds txe's next packet; the caller checked txe_has_work(). */
 static void txe_next_pkt(struct srd_ep *ep, struct srd_txe *txe,
 			 struct srd_pke *pke)
@@ -166,12 +164,17 @@ static void txe_next_pkt(struct srd_ep *ep, struct srd_txe *txe,
 	case SRD_PKT_RMA_RESP:
 		srd_pke_resp_init(ep, txe, pke);
 		break;
-	default:
-		break;
+	default:	/* a message */
+		txe_next_msg_pkt(ep, txe, pke);
+		return;
 	}
-	if (txe_is_rma(txe)) {
-		txe->first_sent = true;
-	} else if (!txe->first_sent) {
+	txe->first_sent = true;
+}
+
+static void txe_next_msg_pkt(struct srd_ep *ep, struct srd_txe *txe,
+			     struct srd_pke *pke)
+{
+	if (!txe->first_sent) {
 		srd_pke_rtm_init(ep, txe, pke, txe->proto);
 		txe->first_sent = true;
 	} else if (txe->proto == SRD_PKT_RTS) {
@@ -344,11 +347,10 @@ static int txe_check(struct srd_ep *ep, const struct fi_msg_tagged *msg,
  * is met at once; its counter still waits for the target's answer. */
 void srd_txe_start(struct srd_ep *ep, struct srd_txe *txe)
 {
-	if (txe->bounce && txe->proto == SRD_PKT_WRITE &&
-	    (txe->flags & (FI_INJECT_COMPLETE | SRD_OP_NO_COMP)))
-		txe_report_cq(ep, txe);
-	if (txe->proto == SRD_PKT_ATOMIC && !txe->res_count &&
-	    (txe->flags & (FI_INJECT_COMPLETE | SRD_OP_NO_COMP)))
+	bool caller_done = (txe->proto == SRD_PKT_WRITE && txe->bounce) ||
+			   (txe->proto == SRD_PKT_ATOMIC && !txe->res_count);
+
+	if (caller_done && (txe->flags & (FI_INJECT_COMPLETE | SRD_OP_NO_COMP)))
 		txe_report_cq(ep, txe);
 	srd_peer_watch_arm(ep);
 	srd_txe_push(ep, txe);
