@@ -70,6 +70,9 @@ struct srd_params {
 	int rto_min_us;
 	int peer_timeout_ms;
 	int ack_delay_us;
+	int cc_target_us;		/* delay target over base RTT; 0: no CC */
+	int cwnd_init;			/* packets */
+	int stats;			/* bool: print counters at close */
 	int progress_thread;		/* bool */
 	int progress_idle_us;		/* app silence before the thread acts */
 	size_t sockbuf;			/* socket buffer bytes requested */

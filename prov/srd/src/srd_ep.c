@@ -628,6 +628,8 @@ int srd_ep_open_wire(struct srd_ep *ep, const union srd_wire_addr *addr)
 	cfg.peer_timeout_ns = (uint64_t)srd_params.peer_timeout_ms *
 			      SRD_NS_PER_MS;
 	cfg.ack_delay_ns = (uint64_t)srd_params.ack_delay_us * SRD_NS_PER_US;
+	cfg.cc_target_ns = (uint64_t)srd_params.cc_target_us * SRD_NS_PER_US;
+	cfg.cwnd_init = (uint32_t)srd_params.cwnd_init;
 	cfg.peer_size = sizeof(struct srd_peer);
 	cfg.features = SRD_FEAT_RMA;
 	if (ep->wire) {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 struct srd_params srd_params = {
-	.paths = 4,
+	.paths = 16,
 	.inject_size = 4096,
 	.eager_max = 128 * 1024,
 	.rdv_window = 8 * 1024 * 1024,
@@ -21,6 +21,8 @@ struct srd_params srd_params = {
 	.rto_min_us = SRD_TP_RTO_MIN_NS_DEFAULT / SRD_NS_PER_US,
 	.peer_timeout_ms = SRD_TP_PEER_TIMEOUT_NS_DEFAULT / SRD_NS_PER_MS,
 	.ack_delay_us = SRD_TP_ACK_DELAY_NS_DEFAULT / SRD_NS_PER_US,
+	.cc_target_us = SRD_TP_CC_TARGET_NS_DEFAULT / SRD_NS_PER_US,
+	.cwnd_init = SRD_TP_CWND_INIT_DEFAULT,
 	.progress_thread = 1,
 	.progress_idle_us = 1000,
 	.sockbuf = 8 * 1024 * 1024,
@@ -74,6 +76,17 @@ static void params_define(void)
 	fi_param_define(&srd_prov, "ack_delay_us", FI_PARAM_INT,
 		"Longest a receiver waits to piggyback an ack before sending "
 		"one, microseconds (default: %d)", srd_params.ack_delay_us);
+	fi_param_define(&srd_prov, "cc_target_us", FI_PARAM_INT,
+		"Congestion control: queueing delay aimed at, microseconds "
+		"above the least RTT seen; windows shrink when RTT exceeds "
+		"it; 0 turns congestion control off (default: %d)",
+		srd_params.cc_target_us);
+	fi_param_define(&srd_prov, "cwnd_init", FI_PARAM_INT,
+		"Congestion window of a new send session, packets, at most "
+		"tx_window (default: %d)", srd_params.cwnd_init);
+	fi_param_define(&srd_prov, "stats", FI_PARAM_BOOL,
+		"Print the endpoint's transport, peer and path counters to "
+		"stderr when it closes (default: %d)", srd_params.stats);
 	fi_param_define(&srd_prov, "progress_thread", FI_PARAM_BOOL,
 		"Run a thread that acks and retransmits while the "
 		"application is not calling in (default: %d)",
@@ -111,6 +124,12 @@ static void params_read(void)
 		srd_params.peer_timeout_ms = v;
 	if (!fi_param_get_int(&srd_prov, "ack_delay_us", &v) && v >= 0)
 		srd_params.ack_delay_us = v;
+	if (!fi_param_get_int(&srd_prov, "cc_target_us", &v) && v >= 0)
+		srd_params.cc_target_us = v;
+	if (!fi_param_get_int(&srd_prov, "cwnd_init", &v) && v >= 1 &&
+	    v <= SRD_TP_WINDOW_MAX)
+		srd_params.cwnd_init = v;
+	fi_param_get_bool(&srd_prov, "stats", &srd_params.stats);
 	fi_param_get_bool(&srd_prov, "progress_thread",
 			  &srd_params.progress_thread);
 	if (!fi_param_get_int(&srd_prov, "progress_idle_us", &v) && v >= 1)

@@ -82,10 +82,18 @@ static_assert(sizeof(struct srd_hs_hdr) == 32, "spec 5.1");
 struct srd_ack_hdr {
 	uint32_t session;
 	uint16_t sack_bytes;
-	uint16_t reserved;
+	uint16_t flags;		/* SRD_ACK_F_* */
+	uint32_t delay_psn;	/* SRD_ACK_F_DELAY: the newest packet received */
+	uint32_t host_delay_ns;	/* from its arrival at the host to this ack */
 };
-static_assert(sizeof(struct srd_ack_hdr) == 8, "spec 5.3");
+static_assert(sizeof(struct srd_ack_hdr) == 16, "spec 5.3");
 #define SRD_ACK_SACK_MAX_BYTES	128	/* 1024 packets */
+/* Receiver not ready: the packet base.psn names was refused for want of
+ * room; resend it after a backoff, not at once (spec 5.5). */
+#define SRD_ACK_F_RNR		(1u << 0)
+/* delay_psn and host_delay_ns are valid: the sender subtracts the host
+ * delay from that packet's RTT to see the network's delay (spec 5.6). */
+#define SRD_ACK_F_DELAY		(1u << 1)
 
 /* Spec section 6.1: message header flags. */
 #define SRD_MSG_F_TAGGED	(1u << 0)

@@ -18,6 +18,8 @@ void srd_tp_cfg_default(struct srd_tp_cfg *cfg)
 	cfg->rto_min_ns = SRD_TP_RTO_MIN_NS_DEFAULT;
 	cfg->peer_timeout_ns = SRD_TP_PEER_TIMEOUT_NS_DEFAULT;
 	cfg->ack_delay_ns = SRD_TP_ACK_DELAY_NS_DEFAULT;
+	cfg->cc_target_ns = SRD_TP_CC_TARGET_NS_DEFAULT;
+	cfg->cwnd_init = SRD_TP_CWND_INIT_DEFAULT;
 	cfg->max_peers = 1u << 20;
 	cfg->peer_size = sizeof(struct srd_tp_peer);
 	cfg->features = 0;
@@ -59,6 +61,7 @@ void srd_tp_fini(struct srd_tp *tp)
 		struct srd_tp_peer *peer = tp->peer_table[i];
 
 		srd_seqwin_fini(&peer->rx_win);
+		free(peer->paths);
 		free(peer->tx_ring);
 		free(peer);
 	}
@@ -174,9 +177,9 @@ static void tp_rx_one(struct srd_tp *tp, const struct srd_wire_rx *rx)
 	    base->src_conn == peer->tx_remote_conn)
 		peer->last_heard_ns = srd_tp_now(tp);
 	if (base->type == SRD_PKT_ACK)
-		srd_tp_rx_ack(tp, peer, rx->buf, rx->len);
+		srd_tp_rx_ack(tp, peer, rx->buf, rx->len, rx->rx_ns);
 	else if (base->type >= SRD_PKT_RELIABLE_MIN)
-		srd_tp_rx_data(tp, peer, rx->buf, rx->len);
+		srd_tp_rx_data(tp, peer, rx->buf, rx->len, rx->rx_ns);
 	else
 		tp->cnt.rx_drop_malformed++;
 }

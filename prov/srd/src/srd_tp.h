@@ -42,6 +42,25 @@
 #define SRD_TP_DUPTHRESH		3	/* later packets acked before a hole is resent */
 #define SRD_TP_RX_BATCH			32	/* datagrams per wire poll */
 
+/* Congestion control (spec 5.6): delay-based AIMD on a per-peer window. */
+#define SRD_TP_CWND_INIT_DEFAULT	32	/* packets */
+#define SRD_TP_CWND_MIN			1.0
+#define SRD_TP_CC_TARGET_NS_DEFAULT	(300 * SRD_NS_PER_US) /* over base RTT */
+#define SRD_TP_CC_AI			1.0	/* packets per RTT below target */
+#define SRD_TP_CC_BETA			0.8	/* decrease per unit of excess delay */
+#define SRD_TP_CC_MAX_MDF		0.5	/* largest cut per RTT */
+#define SRD_TP_BASE_RTT_AGE_NS		(10 * SRD_NS_PER_S)
+
+/* Receiver-not-ready backoff (spec 5.5). */
+#define SRD_TP_RNR_MIN_NS		(50 * SRD_NS_PER_US)
+#define SRD_TP_RNR_MAX_NS		(10 * SRD_NS_PER_MS)
+
+/* Path health (spec 5.7). */
+#define SRD_TP_PATH_DOWN_AFTER		3	/* losses in a row, none acked */
+#define SRD_TP_PATH_PROBE_NS		(20 * SRD_NS_PER_MS)
+#define SRD_TP_PATH_LOSS_SCORE		64	/* added per loss, 1 off per ack */
+#define SRD_TP_PATH_SKIP_MAX		7
+
 enum srd_tp_tx_state {
 	SRD_TP_TX_IDLE,		/* no session: the next send starts a handshake */
 	SRD_TP_TX_HS_SENT,	/* HS_REQ out, packets wait in tx_queue */
@@ -55,6 +74,24 @@ enum srd_tp_pkt_state {
 };
 
 #define SRD_TP_PKT_F_FAST_RETX	(1u << 0)	/* resent on a SACK hole */
+#define SRD_TP_PKT_F_LOST	(1u << 1)	/* in tx_lost: waits to be resent */
+
+enum srd_tp_path_state {
+	SRD_TP_PATH_UP,
+	SRD_TP_PATH_DOWN,	/* black-holed: only probes use it */
+};
+
+/* One path to one peer, as the sender sees it. */
+struct srd_tp_path {
+	uint64_t tx_pkts, tx_bytes, retx, losses, acked;
+	uint64_t srtt_ns;		/* of first transmissions acked */
+	uint64_t probe_at_ns;		/* DOWN: when the next probe may go */
+	uint32_t consec_losses;		/* since the last ack on this path */
+	uint32_t loss_score;		/* decaying: steers traffic away */
+	uint8_t state;
+	uint8_t skips;			/* turns passed over in round robin */
+	uint16_t downs;			/* times marked DOWN */
+};
 
 /* One sequenced packet, owned by the layer above (embedded in its packet
  * entry); the transport fills the base header's transport fields. */
@@ -87,12 +124,14 @@ struct srd_tp_peer {
 	uint32_t tx_session;
 	uint32_t tx_next_psn;
 	uint32_t tx_una;		/* oldest unacked psn */
-	uint32_t tx_inflight;
+	uint32_t tx_inflight;		/* sent, not acked (tx_lost included) */
+	uint32_t tx_lost_cnt;		/* of those, declared lost, not resent */
 	uint32_t tx_window;		/* min(ours, the peer's rx_window) */
 	uint64_t tx_inflight_bytes;
 	uint64_t tx_bytes_limit;	/* half the peer's receive buffering */
 	struct srd_dlist tx_queue;
 	struct srd_dlist tx_inflight_list;
+	struct srd_dlist tx_lost;	/* resent before anything new */
 	struct srd_tp_pkt **tx_ring;	/* SRD_TP_WINDOW_MAX slots by psn */
 	uint64_t hs_first_ns;
 	uint64_t hs_deadline;
@@ -103,6 +142,25 @@ struct srd_tp_peer {
 	uint64_t ack_progress_ns;	/* last time an ack freed a packet */
 	uint64_t last_heard_ns;		/* last valid packet from the peer */
 	uint32_t path_next;
+	uint32_t ack_path_next;
+	uint32_t hs_tries;
+	struct srd_tp_path *paths;	/* wire->npaths */
+
+	/* congestion control */
+	double cwnd;			/* packets */
+	double ssthresh;
+	uint64_t base_rtt_ns;		/* least RTT seen lately */
+	uint64_t base_rtt_at_ns;
+	uint64_t cc_cut_ns;		/* last decrease: at most one per RTT */
+	bool cc_above;			/* the last delay sample was over target */
+	uint64_t last_fabric_rtt_ns;	/* RTT less the receiver's host delay */
+	uint64_t rnr_until_ns;		/* the receiver pushed back: wait */
+	uint64_t rnr_backoff_ns;
+
+	/* counters of this peer (fi_ext_srd.h) */
+	uint64_t tx_pkts, tx_bytes, retx_timeout, retx_fast, rnr_recv;
+	uint64_t cc_cuts;
+	uint64_t last_rtt_ns;
 
 	/* receive session */
 	bool rx_active;
@@ -110,6 +168,10 @@ struct srd_tp_peer {
 	uint32_t rx_session;
 	struct srd_seqwin rx_win;
 	uint32_t rx_unacked;
+	uint32_t rx_refused_psn;	/* sent back in an RNR ack */
+	uint32_t rx_newest_psn;		/* latest arrival and its host time, */
+	uint64_t rx_newest_ns;		/* echoed in acks (0: none since) */
+	bool rx_rnr;			/* the next ack says receiver-not-ready */
 	bool ack_now;
 	uint64_t ack_deadline;		/* 0: none pending */
 	struct srd_dlist ack_entry;	/* srd_tp.ack_list while ack_now */
@@ -144,6 +206,8 @@ struct srd_tp_cfg {
 	uint64_t rto_min_ns;
 	uint64_t peer_timeout_ns;
 	uint64_t ack_delay_ns;
+	uint64_t cc_target_ns;		/* queueing delay aimed at; 0: no CC */
+	uint32_t cwnd_init;
 	uint32_t max_peers;
 	size_t peer_size;		/* >= sizeof(struct srd_tp_peer) */
 	uint64_t features;		/* advertised in handshakes (spec 5.2) */
@@ -154,6 +218,7 @@ struct srd_tp_counters {
 	uint64_t rx_pkts, rx_bytes, rx_dup, rx_acks, rx_refused;
 	uint64_t rx_drop_malformed, rx_drop_unknown, rx_drop_conn;
 	uint64_t rx_drop_window, peers_failed;
+	uint64_t rnr_sent, rnr_recv, cc_cuts, path_downs;
 };
 
 struct srd_tp {
@@ -233,12 +298,30 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 			   uint64_t now);
 void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		       uint32_t cum, const uint8_t *sack, uint32_t sack_bytes);
+/* An ack's delay echo: the network RTT of one packet (spec 5.6). */
+void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
+			 uint32_t psn, uint64_t host_delay_ns,
+			 uint64_t ack_rx_ns);
 uint64_t srd_tp_window_deadline(const struct srd_tp_peer *peer);
 void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
-		    const uint8_t *buf, size_t len);
+		    const uint8_t *buf, size_t len, uint64_t rx_ns);
 void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
-		   const uint8_t *buf, size_t len);
+		   const uint8_t *buf, size_t len, uint64_t rx_ns);
 void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer);
 void srd_tp_ack_note_piggyback(struct srd_tp_peer *peer);
+void srd_tp_cc_init(struct srd_tp *tp, struct srd_tp_peer *peer);
+void srd_tp_window_rnr(struct srd_tp *tp, struct srd_tp_peer *peer,
+		       uint32_t psn);
+/* srd_tp_path.c */
+int srd_tp_paths_init(struct srd_tp *tp, struct srd_tp_peer *peer);
+uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
+			  uint64_t now, int avoid);
+uint16_t srd_tp_path_pick_ctrl(struct srd_tp *tp, struct srd_tp_peer *peer);
+void srd_tp_path_sent(struct srd_tp_peer *peer, uint16_t path, uint32_t len,
+		      bool retx);
+void srd_tp_path_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
+		       uint16_t path, uint64_t rtt_ns);
+void srd_tp_path_lost(struct srd_tp *tp, struct srd_tp_peer *peer,
+		      uint16_t path, uint64_t now);
 
 #endif /* SRD_TP_H */

@@ -45,8 +45,9 @@ static struct srd_tp_peer *tp_peer_alloc(struct srd_tp *tp,
 	if (!peer)
 		return NULL;
 	peer->tx_ring = calloc(SRD_TP_WINDOW_MAX, sizeof(*peer->tx_ring));
-	if (!peer->tx_ring ||
+	if (!peer->tx_ring || srd_tp_paths_init(tp, peer) ||
 	    srd_seqwin_init(&peer->rx_win, SRD_TP_WINDOW_MAX, 0)) {
+		free(peer->paths);
 		free(peer->tx_ring);
 		free(peer);
 		return NULL;
@@ -56,6 +57,7 @@ static struct srd_tp_peer *tp_peer_alloc(struct srd_tp *tp,
 	srd_heap_node_init(&peer->timer);
 	srd_dlist_init(&peer->tx_queue);
 	srd_dlist_init(&peer->tx_inflight_list);
+	srd_dlist_init(&peer->tx_lost);
 	srd_dlist_init(&peer->ack_entry);
 	peer->rto_ns = SRD_TP_RTO_INIT_NS;
 	tp->peer_table[tp->npeers++] = peer;
@@ -128,7 +130,9 @@ static void tp_hs_post(struct srd_tp *tp, struct srd_tp_peer *peer,
 	struct iovec iov = { .iov_base = &pkt, .iov_len = sizeof(pkt) };
 
 	memset(&pkt, 0, sizeof(pkt));
-	srd_tp_fill_base(tp, peer, &pkt.base, type, 0);
+	uint16_t path = srd_tp_path_pick_ctrl(tp, peer);
+
+	srd_tp_fill_base(tp, peer, &pkt.base, type, path);
 	pkt.base.flags = 0;	/* no piggybacked ack on handshakes */
 	pkt.base.dst_conn = type == SRD_PKT_HS_RESP ? peer->rx_conn : 0;
 	pkt.hs.session = session;
@@ -137,7 +141,7 @@ static void tp_hs_post(struct srd_tp *tp, struct srd_tp_peer *peer,
 	pkt.hs.rx_bytes = tp->wire->rx_bytes;
 	pkt.hs.mtu = tp->wire->mtu;
 	pkt.hs.features = tp->cfg.features;
-	srd_tp_post_raw(tp, peer, &iov, 1, 0);
+	srd_tp_post_raw(tp, peer, &iov, 1, path);
 }
 
 /* Sends (or resends) HS_REQ; starts a session when idle. */
@@ -174,6 +178,7 @@ void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err)
 		tp_tx_set_state(tp, peer, SRD_TP_TX_IDLE);
 	tp->cnt.peers_failed++;
 	while ((e = srd_dlist_pop_head(&peer->tx_inflight_list)) ||
+	       (e = srd_dlist_pop_head(&peer->tx_lost)) ||
 	       (e = srd_dlist_pop_head(&peer->tx_queue))) {
 		struct srd_tp_pkt *pkt =
 			srd_container_of(e, struct srd_tp_pkt, entry);
@@ -184,7 +189,9 @@ void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err)
 		tp->ops->done(tp->ctx, pkt, err);
 	}
 	peer->tx_inflight = 0;
+	peer->tx_lost_cnt = 0;
 	peer->tx_inflight_bytes = 0;
+	peer->rnr_until_ns = 0;
 	peer->tx_una = peer->tx_next_psn;
 	peer->rto_ns = peer->srtt_ns ? peer->rto_ns : SRD_TP_RTO_INIT_NS;
 	tp->ops->peer_event(tp->ctx, peer, SRD_TP_PEER_TX_FAILED, err);
@@ -239,6 +246,7 @@ static void tp_hs_handle_resp(struct srd_tp *tp, struct srd_tp_peer *peer,
 	 * the kernel does not drop what the window lets through. */
 	limit = hs->rx_bytes ? hs->rx_bytes / 2 : UINT64_MAX;
 	peer->tx_bytes_limit = limit < tp->wire->mtu ? tp->wire->mtu : limit;
+	srd_tp_cc_init(tp, peer);
 	/* The handshake round trip is the first RTT sample. */
 	if (!peer->srtt_ns && srd_tp_now(tp) > peer->hs_first_ns &&
 	    peer->hs_rto == SRD_TP_RTO_INIT_NS) {

@@ -32,7 +32,7 @@ static void tp_ack_schedule(struct srd_tp *tp, struct srd_tp_peer *peer,
 }
 
 void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
-		    const uint8_t *buf, size_t len)
+		    const uint8_t *buf, size_t len, uint64_t rx_ns)
 {
 	const struct srd_base_hdr *base = (const void *)buf;
 	int ret;
@@ -57,12 +57,19 @@ void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
 	}
 	ret = tp->ops->recv(tp->ctx, peer, buf, len);
 	if (ret == -EAGAIN) {
+		/* No room above us: say so now, so that the sender waits
+		 * instead of timing out and resending into the same wall. */
 		tp->cnt.rx_refused++;
+		peer->rx_rnr = true;
+		peer->rx_refused_psn = base->psn;
+		tp_ack_schedule(tp, peer, true);
 		return;
 	}
 	if (ret)	/* malformed above us: consumed, never retried */
 		tp->cnt.rx_drop_malformed++;
 	srd_seqwin_mark(&peer->rx_win, base->psn);
+	peer->rx_newest_psn = base->psn;
+	peer->rx_newest_ns = rx_ns ? rx_ns : 1;
 	tp->cnt.rx_pkts++;
 	tp->cnt.rx_bytes += len;
 	peer->rx_unacked++;
@@ -70,7 +77,7 @@ void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
 }
 
 void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
-		   const uint8_t *buf, size_t len)
+		   const uint8_t *buf, size_t len, uint64_t rx_ns)
 {
 	const struct srd_base_hdr *base = (const void *)buf;
 	const struct srd_ack_hdr *ack = (const void *)(buf + sizeof(*base));
@@ -88,7 +95,13 @@ void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		return;
 	}
 	tp->cnt.rx_acks++;
+	/* The delay echo first: the packet it names may be acked below. */
+	if (ack->flags & SRD_ACK_F_DELAY)
+		srd_tp_window_delay(tp, peer, ack->delay_psn,
+				    ack->host_delay_ns, rx_ns);
 	srd_tp_window_ack(tp, peer, base->ack_psn, sack, ack->sack_bytes);
+	if (ack->flags & SRD_ACK_F_RNR)
+		srd_tp_window_rnr(tp, peer, base->psn);
 }
 
 static void tp_ack_clear(struct srd_tp *tp, struct srd_tp_peer *peer)
@@ -114,14 +127,32 @@ void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer)
 	tp_ack_clear(tp, peer);
 	if (!peer->rx_active)
 		return;
+	uint16_t path = srd_tp_path_pick_ctrl(tp, peer);
+
 	memset(&pkt.base, 0, sizeof(pkt.base) + sizeof(pkt.ack));
-	srd_tp_fill_base(tp, peer, &pkt.base, SRD_PKT_ACK, 0);
+	srd_tp_fill_base(tp, peer, &pkt.base, SRD_PKT_ACK, path);
 	pkt.base.dst_conn = peer->rx_conn;
+	if (peer->rx_newest_ns) {
+		uint64_t now = srd_tp_now(tp), held;
+
+		held = now > peer->rx_newest_ns ? now - peer->rx_newest_ns : 0;
+		pkt.ack.flags |= SRD_ACK_F_DELAY;
+		pkt.ack.delay_psn = peer->rx_newest_psn;
+		pkt.ack.host_delay_ns = held > UINT32_MAX ? UINT32_MAX :
+					(uint32_t)held;
+		peer->rx_newest_ns = 0;	/* one echo per packet */
+	}
+	if (peer->rx_rnr) {
+		pkt.ack.flags |= SRD_ACK_F_RNR;
+		pkt.base.psn = peer->rx_refused_psn;
+		peer->rx_rnr = false;
+		tp->cnt.rnr_sent++;
+	}
 	pkt.ack.session = peer->rx_session;
 	pkt.ack.sack_bytes = (uint16_t)srd_seqwin_export(&peer->rx_win,
 					pkt.sack, SRD_ACK_SACK_MAX_BYTES);
 	iov.iov_len = sizeof(pkt.base) + sizeof(pkt.ack) + pkt.ack.sack_bytes;
-	srd_tp_post_raw(tp, peer, &iov, 1, 0);
+	srd_tp_post_raw(tp, peer, &iov, 1, path);
 	tp->cnt.tx_acks++;
 }
 
@@ -129,7 +160,8 @@ void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer)
  * the bitmap, no separate ack is owed. */
 void srd_tp_ack_note_piggyback(struct srd_tp_peer *peer)
 {
-	if (!peer->rx_active || srd_seqwin_has_holes(&peer->rx_win))
+	if (!peer->rx_active || peer->rx_rnr ||
+	    srd_seqwin_has_holes(&peer->rx_win))
 		return;
 	peer->rx_unacked = 0;
 	peer->ack_now = false;

@@ -1,28 +1,168 @@
 /*
  * srd_tp_window.c: the sender's side of a session: the window of packets
- * in flight, path choice, retransmission on timeout and on SACK holes,
- * and RTT estimation (RFC 6298 style, in nanoseconds).
- * It owns tx_queue, tx_inflight_list and tx_ring of each peer; it must not
- * read packet payloads.
+ * in flight, congestion control, retransmission on timeout, on SACK holes
+ * and after receiver-not-ready push-back, and RTT estimation (RFC 6298
+ * style, in nanoseconds).  Path choice and path health are srd_tp_path.c.
+ * It owns tx_queue, tx_inflight_list, tx_lost and tx_ring of each peer;
+ * it must not read packet payloads.
+ *
+ * Congestion control (spec 5.6) is delay based, after Swift: every acked
+ * first transmission is an RTT sample; below base RTT + target the window
+ * grows (doubling per RTT in slow start, then by SRD_TP_CC_AI packets per
+ * RTT); above it the window shrinks in proportion to the excess delay, at
+ * most once per RTT and by at most SRD_TP_CC_MAX_MDF.  Loss is the
+ * secondary signal: a SACK hole cuts like the largest delay cut, a
+ * retransmit timeout drops the window to one packet and restarts slow
+ * start up to half the old window.  Packets a timeout declares lost are
+ * resent within the window, oldest first, not all at once: resending a
+ * whole window into a receiver that is merely slow is what collapses an
+ * oversubscribed host.
  */
 #include "config.h"
 #include "srd_tp.h"
 
 #include <errno.h>
 
+static inline uint32_t tp_cwnd_pkts(const struct srd_tp_peer *peer)
+{
+	uint32_t cwnd = (uint32_t)peer->cwnd;
+
+	return cwnd < peer->tx_window ? (cwnd ? cwnd : 1) : peer->tx_window;
+}
+
+/* Room for one more packet on the wire (new or resent). */
+static inline bool tp_cwnd_open(const struct srd_tp_peer *peer)
+{
+	return peer->tx_inflight - peer->tx_lost_cnt < tp_cwnd_pkts(peer);
+}
+
 static inline bool tp_window_open(const struct srd_tp_peer *peer,
 				  const struct srd_tp_pkt *pkt)
 {
-	return peer->tx_inflight < peer->tx_window &&
+	return tp_cwnd_open(peer) &&
 	       peer->tx_next_psn - peer->tx_una < SRD_TP_WINDOW_MAX &&
 	       (peer->tx_inflight == 0 ||
 		peer->tx_inflight_bytes + pkt->len <= peer->tx_bytes_limit);
 }
 
-static uint16_t tp_path_next(struct srd_tp *tp, struct srd_tp_peer *peer)
+/* --- congestion control ------------------------------------------------ */
+
+static void tp_cc_clamp(struct srd_tp_peer *peer)
 {
-	return (uint16_t)(peer->path_next++ % tp->wire->npaths);
+	if (peer->cwnd < SRD_TP_CWND_MIN)
+		peer->cwnd = SRD_TP_CWND_MIN;
+	if (peer->cwnd > peer->tx_window)
+		peer->cwnd = peer->tx_window;
 }
+
+/* A decrease, at most one per smoothed RTT. */
+static bool tp_cc_may_cut(const struct srd_tp_peer *peer, uint64_t now)
+{
+	return now - peer->cc_cut_ns >= peer->srtt_ns;
+}
+
+static void tp_cc_cut(struct srd_tp *tp, struct srd_tp_peer *peer,
+		      double factor, uint64_t now)
+{
+	peer->cwnd *= factor;
+	tp_cc_clamp(peer);
+	peer->ssthresh = peer->cwnd;
+	peer->cc_cut_ns = now;
+	peer->cc_cuts++;
+	tp->cnt.cc_cuts++;
+}
+
+/* Growth per packet acked, unless the last delay sample was high. */
+static void tp_cc_on_ack(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	if (!tp->cfg.cc_target_ns || peer->cc_above)
+		return;
+	if (peer->cwnd < peer->ssthresh)
+		peer->cwnd += 1.0;
+	else
+		peer->cwnd += SRD_TP_CC_AI / peer->cwnd;
+	tp_cc_clamp(peer);
+}
+
+/* A network RTT sample: the packet's RTT less the time it spent in the
+ * receiver's host (socket queue, scheduling, delayed ack), which says
+ * nothing about the network: on an oversubscribed host that time is
+ * milliseconds, and a window cut for it only slows everyone down. */
+static void tp_cc_on_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
+			   uint64_t rtt, uint64_t now)
+{
+	uint64_t target;
+
+	peer->last_fabric_rtt_ns = rtt;
+	if (!peer->base_rtt_ns || rtt < peer->base_rtt_ns ||
+	    now - peer->base_rtt_at_ns > SRD_TP_BASE_RTT_AGE_NS) {
+		peer->base_rtt_ns = rtt;
+		peer->base_rtt_at_ns = now;
+	}
+	if (!tp->cfg.cc_target_ns)
+		return;
+	target = peer->base_rtt_ns + tp->cfg.cc_target_ns;
+	peer->cc_above = rtt > target;
+	if (peer->cc_above && tp_cc_may_cut(peer, now)) {
+		double f = 1.0 - SRD_TP_CC_BETA * (double)(rtt - target) /
+				 (double)rtt;
+
+		tp_cc_cut(tp, peer, f < 1.0 - SRD_TP_CC_MAX_MDF ?
+			  1.0 - SRD_TP_CC_MAX_MDF : f, now);
+	}
+}
+
+void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
+			 uint32_t psn, uint64_t host_delay_ns,
+			 uint64_t ack_rx_ns)
+{
+	struct srd_tp_pkt *pkt;
+	uint64_t rtt;
+
+	if (peer->tx_state != SRD_TP_TX_ACTIVE ||
+	    srd_seq_lt(psn, peer->tx_una) ||
+	    !srd_seq_lt(psn, peer->tx_next_psn))
+		return;
+	pkt = peer->tx_ring[psn % SRD_TP_WINDOW_MAX];
+	/* Karn: a resent packet's echo may be for either copy. */
+	if (!pkt || pkt->retries || ack_rx_ns <= pkt->sent_ns)
+		return;
+	rtt = ack_rx_ns - pkt->sent_ns;
+	rtt = rtt > host_delay_ns ? rtt - host_delay_ns : 1;
+	tp_cc_on_delay(tp, peer, rtt, ack_rx_ns);
+}
+
+static void tp_cc_on_loss(struct srd_tp *tp, struct srd_tp_peer *peer,
+			  uint64_t now)
+{
+	if (tp->cfg.cc_target_ns && tp_cc_may_cut(peer, now))
+		tp_cc_cut(tp, peer, 1.0 - SRD_TP_CC_MAX_MDF, now);
+}
+
+static void tp_cc_on_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
+			     uint64_t now)
+{
+	if (!tp->cfg.cc_target_ns)
+		return;
+	peer->ssthresh = peer->cwnd / 2 > 2.0 ? peer->cwnd / 2 : 2.0;
+	peer->cwnd = SRD_TP_CWND_MIN;
+	peer->cc_cut_ns = now;
+	peer->cc_cuts++;
+	tp->cnt.cc_cuts++;
+}
+
+/* Called when a send session starts. */
+void srd_tp_cc_init(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	peer->cwnd = tp->cfg.cc_target_ns ? tp->cfg.cwnd_init :
+					    peer->tx_window;
+	peer->ssthresh = peer->tx_window;
+	tp_cc_clamp(peer);
+	peer->rnr_until_ns = 0;
+	peer->rnr_backoff_ns = 0;
+}
+
+/* --- sending ------------------------------------------------------------ */
 
 /* Puts the packet on the wire with fresh transport fields. */
 static void tp_transmit(struct srd_tp *tp, struct srd_tp_peer *peer,
@@ -35,6 +175,9 @@ static void tp_transmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 	pkt->sent_ns = now;
 	srd_tp_post_raw(tp, peer, pkt->iov, pkt->iovcnt, pkt->path);
 	srd_tp_ack_note_piggyback(peer);
+	srd_tp_path_sent(peer, pkt->path, pkt->len, pkt->retries != 0);
+	peer->tx_pkts++;
+	peer->tx_bytes += pkt->len;
 	tp->cnt.tx_pkts++;
 	tp->cnt.tx_bytes += pkt->len;
 }
@@ -43,7 +186,7 @@ static void tp_send_new(struct srd_tp *tp, struct srd_tp_peer *peer,
 			struct srd_tp_pkt *pkt, uint64_t now)
 {
 	pkt->psn = peer->tx_next_psn++;
-	pkt->path = tp_path_next(tp, peer);
+	pkt->path = srd_tp_path_pick(tp, peer, now, -1);
 	pkt->state = SRD_TP_PKT_INFLIGHT;
 	pkt->first_sent_ns = now;
 	peer->tx_ring[pkt->psn % SRD_TP_WINDOW_MAX] = pkt;
@@ -53,11 +196,50 @@ static void tp_send_new(struct srd_tp *tp, struct srd_tp_peer *peer,
 	tp_transmit(tp, peer, pkt, now);
 }
 
+/* Resends on another path than last time: the old one may be the loss. */
+static void tp_retransmit(struct srd_tp *tp, struct srd_tp_peer *peer,
+			  struct srd_tp_pkt *pkt, uint64_t now)
+{
+	pkt->retries++;
+	pkt->path = srd_tp_path_pick(tp, peer, now, pkt->path);
+	srd_dlist_remove(&pkt->entry);
+	srd_dlist_insert_tail(&peer->tx_inflight_list, &pkt->entry);
+	tp_transmit(tp, peer, pkt, now);
+}
+
+/* Takes the packet off the wire into tx_lost; its resend waits for
+ * room in the window. */
+static void tp_mark_lost(struct srd_tp_peer *peer, struct srd_tp_pkt *pkt)
+{
+	pkt->flags |= SRD_TP_PKT_F_LOST;
+	pkt->flags &= ~SRD_TP_PKT_F_FAST_RETX;
+	srd_dlist_remove(&pkt->entry);
+	srd_dlist_insert_tail(&peer->tx_lost, &pkt->entry);
+	peer->tx_lost_cnt++;
+}
+
+static inline bool tp_rnr_waiting(const struct srd_tp_peer *peer,
+				  uint64_t now)
+{
+	return peer->rnr_until_ns > now;
+}
+
 void srd_tp_window_flush(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
 	uint64_t now = srd_tp_now(tp);
 	bool was_idle = srd_dlist_empty(&peer->tx_inflight_list);
 
+	if (tp_rnr_waiting(peer, now))
+		return;		/* the timer flushes when the wait is over */
+	/* Lost packets first: they hold back the cumulative ack. */
+	while (!srd_dlist_empty(&peer->tx_lost) && tp_cwnd_open(peer)) {
+		struct srd_tp_pkt *pkt = srd_container_of(peer->tx_lost.next,
+						struct srd_tp_pkt, entry);
+
+		pkt->flags &= ~SRD_TP_PKT_F_LOST;
+		peer->tx_lost_cnt--;
+		tp_retransmit(tp, peer, pkt, now);
+	}
 	while (!srd_dlist_empty(&peer->tx_queue)) {
 		struct srd_tp_pkt *pkt = srd_container_of(peer->tx_queue.next,
 						struct srd_tp_pkt, entry);
@@ -83,33 +265,31 @@ void srd_tp_send(struct srd_tp *tp, struct srd_tp_peer *peer,
 		srd_tp_window_flush(tp, peer);
 }
 
-/* Resends on another path than last time: the old one may be the loss. */
-static void tp_retransmit(struct srd_tp *tp, struct srd_tp_peer *peer,
-			  struct srd_tp_pkt *pkt, uint64_t now)
+/* --- timers --------------------------------------------------------------- */
+
+static inline uint64_t tp_pkt_deadline(const struct srd_tp_peer *peer,
+				       const struct srd_tp_pkt *pkt)
 {
-	pkt->retries++;
-	if (tp->wire->npaths > 1)
-		pkt->path = (uint16_t)((pkt->path + 1 +
-			     pkt->retries % (tp->wire->npaths - 1)) %
-			    tp->wire->npaths);
-	srd_dlist_remove(&pkt->entry);
-	srd_dlist_insert_tail(&peer->tx_inflight_list, &pkt->entry);
-	tp_transmit(tp, peer, pkt, now);
+	/* The timer restarts whenever an ack makes progress (RFC 6298
+	 * 5.3): later packets of a burst are not late because the first
+	 * one's ack took the burst's serialization time. */
+	return (pkt->sent_ns > peer->ack_progress_ns ? pkt->sent_ns :
+		peer->ack_progress_ns) + peer->rto_ns;
 }
 
 uint64_t srd_tp_window_deadline(const struct srd_tp_peer *peer)
 {
-	const struct srd_tp_pkt *oldest;
+	uint64_t deadline = UINT64_MAX;
 
-	if (srd_dlist_empty(&peer->tx_inflight_list))
-		return UINT64_MAX;
-	oldest = srd_container_of(peer->tx_inflight_list.next,
-				  struct srd_tp_pkt, entry);
-	/* The timer restarts whenever an ack makes progress (RFC 6298
-	 * 5.3): later packets of a burst are not late because the first
-	 * one's ack took the burst's serialization time. */
-	return (oldest->sent_ns > peer->ack_progress_ns ? oldest->sent_ns :
-		peer->ack_progress_ns) + peer->rto_ns;
+	if (!srd_dlist_empty(&peer->tx_inflight_list))
+		deadline = tp_pkt_deadline(peer, srd_container_of(
+				peer->tx_inflight_list.next,
+				struct srd_tp_pkt, entry));
+	if (peer->rnr_until_ns && peer->rnr_until_ns < deadline &&
+	    (!srd_dlist_empty(&peer->tx_lost) ||
+	     !srd_dlist_empty(&peer->tx_queue)))
+		deadline = peer->rnr_until_ns;
+	return deadline;
 }
 
 void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
@@ -119,11 +299,14 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 	bool fired = false;
 	uint64_t since;
 
+	if (peer->rnr_until_ns && peer->rnr_until_ns <= now) {
+		peer->rnr_until_ns = 0;
+		srd_tp_window_flush(tp, peer);
+	}
 	while (!srd_dlist_empty(&peer->tx_inflight_list)) {
 		pkt = srd_container_of(peer->tx_inflight_list.next,
 				       struct srd_tp_pkt, entry);
-		if ((pkt->sent_ns > peer->ack_progress_ns ? pkt->sent_ns :
-		     peer->ack_progress_ns) + peer->rto_ns > now)
+		if (tp_pkt_deadline(peer, pkt) > now)
 			break;
 		/* Unreachable: no answer at all since this packet left. */
 		since = pkt->first_sent_ns > peer->last_heard_ns ?
@@ -132,23 +315,32 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 			srd_tp_peer_fail(tp, peer, -EHOSTUNREACH);
 			return;
 		}
-		pkt->flags &= ~SRD_TP_PKT_F_FAST_RETX;
-		tp_retransmit(tp, peer, pkt, now);
+		/* The path is to blame only if later packets got through;
+		 * if nothing did, the peer (or every path) is slow. */
+		if (peer->ack_progress_ns > pkt->sent_ns)
+			srd_tp_path_lost(tp, peer, pkt->path, now);
+		tp_mark_lost(peer, pkt);
+		peer->retx_timeout++;
 		tp->cnt.retx_timeout++;
 		fired = true;
 	}
-	if (fired) {
-		peer->rto_ns *= 2;
-		if (peer->rto_ns > SRD_TP_RTO_MAX_NS)
-			peer->rto_ns = SRD_TP_RTO_MAX_NS;
-	}
+	if (!fired)
+		return;
+	tp_cc_on_timeout(tp, peer, now);
+	peer->rto_ns *= 2;
+	if (peer->rto_ns > SRD_TP_RTO_MAX_NS)
+		peer->rto_ns = SRD_TP_RTO_MAX_NS;
+	srd_tp_window_flush(tp, peer);
 }
+
+/* --- acks ------------------------------------------------------------------ */
 
 static void tp_rtt_sample(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  uint64_t rtt)
 {
 	uint64_t err;
 
+	peer->last_rtt_ns = rtt;
 	if (!peer->srtt_ns) {
 		peer->srtt_ns = rtt;
 		peer->rttvar_ns = rtt / 2;
@@ -169,9 +361,17 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 			 struct srd_tp_pkt *pkt, uint64_t now)
 {
 	/* Karn: a resent packet's ack may be for either copy. */
-	if (!pkt->retries)
-		tp_rtt_sample(tp, peer, now - pkt->sent_ns);
+	if (!pkt->retries) {
+		uint64_t rtt = now - pkt->sent_ns;
+
+		tp_rtt_sample(tp, peer, rtt);
+		srd_tp_path_acked(tp, peer, pkt->path, rtt);
+	}
+	tp_cc_on_ack(tp, peer);
+	if (pkt->flags & SRD_TP_PKT_F_LOST)
+		peer->tx_lost_cnt--;
 	peer->ack_progress_ns = now;
+	peer->rnr_backoff_ns = 0;
 	peer->tx_ring[pkt->psn % SRD_TP_WINDOW_MAX] = NULL;
 	peer->tx_inflight--;
 	peer->tx_inflight_bytes -= pkt->len;
@@ -183,16 +383,25 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 static void tp_fast_retransmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 			       uint32_t highest_sacked, uint64_t now)
 {
+	bool lost = false;
+
 	for (uint32_t psn = peer->tx_una;
 	     srd_seq_lt(psn + SRD_TP_DUPTHRESH, highest_sacked + 1); psn++) {
 		struct srd_tp_pkt *pkt = peer->tx_ring[psn % SRD_TP_WINDOW_MAX];
 
-		if (!pkt || (pkt->flags & SRD_TP_PKT_F_FAST_RETX))
+		if (!pkt || (pkt->flags & (SRD_TP_PKT_F_FAST_RETX |
+					   SRD_TP_PKT_F_LOST)))
 			continue;
+		/* Overtaken by three later packets: lost, not late. */
+		srd_tp_path_lost(tp, peer, pkt->path, now);
 		pkt->flags |= SRD_TP_PKT_F_FAST_RETX;
 		tp_retransmit(tp, peer, pkt, now);
+		peer->retx_fast++;
 		tp->cnt.retx_fast++;
+		lost = true;
 	}
+	if (lost)
+		tp_cc_on_loss(tp, peer, now);
 }
 
 void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
@@ -234,5 +443,34 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if (sacked)
 		tp_fast_retransmit(tp, peer, highest, now);
 	srd_tp_window_flush(tp, peer);
+	srd_tp_peer_rearm(tp, peer);
+}
+
+/* The receiver refused psn for want of room (spec 5.5): resend it after
+ * a backoff that doubles while the receiver keeps refusing.  Not a
+ * congestion signal, and not a loss of the path. */
+void srd_tp_window_rnr(struct srd_tp *tp, struct srd_tp_peer *peer,
+		       uint32_t psn)
+{
+	struct srd_tp_pkt *pkt;
+	uint64_t now = srd_tp_now(tp);
+
+	if (peer->tx_state != SRD_TP_TX_ACTIVE ||
+	    srd_seq_lt(psn, peer->tx_una) ||
+	    !srd_seq_lt(psn, peer->tx_next_psn))
+		return;
+	pkt = peer->tx_ring[psn % SRD_TP_WINDOW_MAX];
+	if (!pkt || (pkt->flags & SRD_TP_PKT_F_LOST))
+		return;
+	peer->rnr_recv++;
+	tp->cnt.rnr_recv++;
+	tp_mark_lost(peer, pkt);
+	pkt->retries++;		/* its ack is ambiguous from now on */
+	peer->rnr_backoff_ns = peer->rnr_backoff_ns ?
+			       peer->rnr_backoff_ns * 2 : SRD_TP_RNR_MIN_NS;
+	if (peer->rnr_backoff_ns > SRD_TP_RNR_MAX_NS)
+		peer->rnr_backoff_ns = SRD_TP_RNR_MAX_NS;
+	if (peer->rnr_until_ns < now + peer->rnr_backoff_ns)
+		peer->rnr_until_ns = now + peer->rnr_backoff_ns;
 	srd_tp_peer_rearm(tp, peer);
 }

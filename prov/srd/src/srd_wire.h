@@ -48,6 +48,8 @@ struct srd_wire_rx {
 	union srd_wire_addr src;	/* source IP; port is the path's */
 	void *buf;			/* owned by the wire until next poll */
 	size_t len;
+	uint64_t rx_ns;			/* when it reached this host (now_ns
+					 * clock); the poll's time if unknown */
 };
 
 struct srd_wire;

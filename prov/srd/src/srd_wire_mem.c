@@ -24,6 +24,7 @@ struct memnet_pkt {
 	union srd_wire_addr src;
 	union srd_wire_addr dst;
 	uint64_t seq;			/* tie-break: stable order */
+	uint64_t arrived_ns;		/* when it reached the wire's queue */
 	size_t len;
 	uint8_t data[];
 };
@@ -197,6 +198,7 @@ static void memnet_deliver(struct srd_memnet *net)
 			continue;
 		}
 		net->stats.delivered++;
+		pkt->arrived_ns = top->key >> 16;
 		srd_dlist_insert_tail(&dst->rxq, &pkt->entry);
 	}
 }
@@ -227,6 +229,7 @@ static int mem_poll(struct srd_wire *wire, struct srd_wire_rx *rx, int n)
 		srd_wire_addr_set_port(&rx[got].src, 1);
 		rx[got].buf = pkt->data;
 		rx[got].len = pkt->len;
+		rx[got].rx_ns = pkt->arrived_ns;
 		mem->held[mem->nheld++] = pkt;
 		got++;
 	}

@@ -60,11 +60,42 @@ static int udp_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
 	return n;
 }
 
+/* The kernel's receive stamp (CLOCK_REALTIME) of one datagram, on our
+ * clock: how long it waited in the socket is the receiver's host delay,
+ * which congestion control must not take for network queueing. */
+static uint64_t udp_rx_stamp(struct msghdr *msg, uint64_t mono_now,
+			     uint64_t real_now)
+{
+	struct cmsghdr *c;
+
+	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		struct timespec ts;
+		uint64_t real;
+
+		if (c->cmsg_level != SOL_SOCKET ||
+		    c->cmsg_type != SCM_TIMESTAMPNS)
+			continue;
+		memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+		real = (uint64_t)ts.tv_sec * SRD_NS_PER_S +
+		       (uint64_t)ts.tv_nsec;
+		if (real > real_now || real_now - real > mono_now)
+			break;
+		return mono_now - (real_now - real);
+	}
+	return mono_now;
+}
+
 static int udp_poll(struct srd_wire *wire, struct srd_wire_rx *rx, int n)
 {
 	struct srd_wire_udp *udp = wire_udp(wire);
 	struct mmsghdr msgs[SRD_UDP_RX_BATCH];
 	struct iovec iov[SRD_UDP_RX_BATCH];
+	union {
+		struct cmsghdr align;
+		uint8_t buf[CMSG_SPACE(sizeof(struct timespec))];
+	} ctl[SRD_UDP_RX_BATCH];
+	struct timespec real;
+	uint64_t mono_now, real_now;
 	int got;
 
 	if (n > SRD_UDP_RX_BATCH)
@@ -77,13 +108,21 @@ static int udp_poll(struct srd_wire *wire, struct srd_wire_rx *rx, int n)
 		msgs[i].msg_hdr.msg_iovlen = 1;
 		msgs[i].msg_hdr.msg_name = &rx[i].src;
 		msgs[i].msg_hdr.msg_namelen = sizeof(rx[i].src);
+		msgs[i].msg_hdr.msg_control = ctl[i].buf;
+		msgs[i].msg_hdr.msg_controllen = sizeof(ctl[i].buf);
 	}
 	got = recvmmsg(udp->fds[0], msgs, (unsigned)n, MSG_DONTWAIT, NULL);
 	if (got <= 0)
 		return 0;
+	mono_now = srd_clock_now_ns();
+	clock_gettime(CLOCK_REALTIME, &real);
+	real_now = (uint64_t)real.tv_sec * SRD_NS_PER_S +
+		   (uint64_t)real.tv_nsec;
 	for (int i = 0; i < got; i++) {
 		rx[i].buf = iov[i].iov_base;
 		rx[i].len = msgs[i].msg_len;
+		rx[i].rx_ns = udp_rx_stamp(&msgs[i].msg_hdr, mono_now,
+					   real_now);
 		/* A truncated datagram is malformed: hand up zero bytes. */
 		if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC)
 			rx[i].len = 0;
@@ -219,6 +258,9 @@ int srd_wire_udp_open(const struct srd_wire_udp_attr *attr,
 	ret = udp_open_sockets(udp, attr);
 	if (ret)
 		goto err;
+	/* Best effort: without stamps the host delay reads as zero. */
+	setsockopt(udp->fds[0], SOL_SOCKET, SO_TIMESTAMPNS, &(int){ 1 },
+		   sizeof(int));
 	getsockopt(udp->fds[0], SOL_SOCKET, SO_RCVBUF, &rcvbuf, &optlen);
 	/* The kernel reports twice what it accounts as payload room. */
 	udp->wire.rx_bytes = (uint32_t)rcvbuf / 2;

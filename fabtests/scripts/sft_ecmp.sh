@@ -1,0 +1,631 @@
+#!/bin/bash
+# sft_ecmp.sh [-p PROVIDER] [-o CASES] [-t SECONDS] [-v]
+#
+# Runs sft programs across the ECMP test bed of srd_ecmp_bed.sh (hosts
+# A, A2.. -> R1 ==K links== R2 -> B; servers and receivers in B, clients
+# and senders in the A-side hosts).  Every case builds its own bed (name
+# "sftecmp<pid>") and the bed is always removed on exit.  Cases (-o, comma
+# separated, default all):
+#
+#   integrity  under LOSS1 and LOSS2 % (default 1, 5) loss on every link
+#              (every IPv4 packet, TCP too): sft_pingpong of one
+#              INTEG_PP_SIZE (16m) message each way, and sft_bw of
+#              100,000 64-byte tagged messages (window 1000 x 100);
+#              the programs check every byte.
+#   spray      K=4, lossless, FI_SRD_PATHS=SPRAY_PATHS (16): sft_bw of
+#              SPRAY_MB (256) MiB in 1 MiB messages.  From the routers'
+#              counters: each link's share of the A->B bytes, and from
+#              their flow records the UDP source ports (paths) per link.
+#              Passes if the client used >= SPRAY_PATHS source ports, every
+#              link carried at least one, and each link's byte share is
+#              within SPRAY_TOL (5) points of its share of the paths (the
+#              provider spreads bytes evenly over its paths).  Whether
+#              every link got >= SPRAY_MIN_SHARE (15) % is printed; with
+#              SPRAY_STRICT=1 it is required too (random source ports make
+#              that fail now and then: 16 ports hashed onto 4 links leave
+#              some link with <= 2 of them about half of the time).
+#   failover   K=4, lossless: sft_bw of FAIL_MB (128) MiB without fault,
+#              then again, blackholing (silent drop, routes unchanged) the
+#              link that carried most bytes after 1 s.  Must complete;
+#              prints both times.
+#   incast     K=4, every link limited to INCAST_RATE (200) Mbit/s, 4
+#              A-side hosts: 4 sft_incast senders (INCAST_MSGS x
+#              INCAST_SIZE, 256 x 64k) into one receiver in B.  All must
+#              complete; with srd, the provider's "transport:" line at
+#              endpoint close (FI_LOG_LEVEL=info) gives packets sent and
+#              retransmitted per sender: retransmits must stay below
+#              INCAST_MAX_RETX_PCT (50) % of the packets sent.
+#   deadpeer   FI_SRD_PEER_TIMEOUT=PEER_TIMEOUT_MS (2000): an sft_bw
+#              client streams to a server that is killed (-9) after 1.5 s;
+#              the client must exit non-zero within the peer timeout plus
+#              DEAD_SLACK (3) s.
+#   restart    as deadpeer, with sft_incast whose receiver binds the
+#              provider to a fixed address and port (-A 10.88.2.2:7471):
+#              after the kill a new receiver starts on the same provider
+#              address and OOB port and a new sender streams to it.  The
+#              new pair must pass (the old sender's packets must not reach
+#              the new receiver as its own) and the old sender must fail
+#              within the peer timeout plus DEAD_SLACK.
+#
+# Each program runs under timeout(1); its own watchdog (-t) is set a bit
+# shorter.  FI_SRD_IFACE, FI_TCP_IFACE and FI_NET_IFACE are set to the
+# hosts' interface (eth0); FI_PROVIDER_PATH and other FI_* settings pass
+# through.  Binaries: $SFT_BINDIR, else as sft_loss.sh finds them;
+# sft_incast is built into a temporary directory with gcc when it is not
+# there.  -t bounds the whole run (default 280 s); a case that would not
+# fit in what is left fails.  -v prints the programs' output of passing
+# runs too (failing runs always print it).
+#
+# Prints "PASS case ..." / "FAIL case ..." / "SKIP case ..." with figures
+# and the time each case took, then a summary.  Exit 0 if all ran cases
+# passed, 1 if any failed, 77 if not root or tools are missing.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+prov=srd
+cases=integrity,spray,failover,incast,deadpeer,restart
+total=280
+verbose=0
+
+usage() {
+	echo "usage: $0 [-p PROVIDER] [-o CASES] [-t SECONDS] [-v]" >&2
+	echo "cases: integrity,spray,failover,incast,deadpeer,restart" >&2
+	exit 2
+}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-p) [ $# -ge 2 ] || usage; prov=$2; shift 2 ;;
+	-o) [ $# -ge 2 ] || usage; cases=$2; shift 2 ;;
+	-t) [ $# -ge 2 ] || usage; total=$2; shift 2 ;;
+	-v) verbose=1; shift ;;
+	*) usage ;;
+	esac
+done
+case "$total" in ''|*[!0-9]*) usage ;; esac
+for c in ${cases//,/ }; do
+	case "$c" in
+	integrity|spray|failover|incast|deadpeer|restart) ;;
+	*) echo "unknown case '$c'" >&2; usage ;;
+	esac
+done
+
+# tunables (environment)
+LOSS1=${LOSS1:-1}
+LOSS2=${LOSS2:-5}
+INTEG_PP_SIZE=${INTEG_PP_SIZE:-16m}
+SPRAY_PATHS=${SPRAY_PATHS:-16}
+SPRAY_MB=${SPRAY_MB:-256}
+SPRAY_MIN_SHARE=${SPRAY_MIN_SHARE:-15}
+SPRAY_TOL=${SPRAY_TOL:-5}
+SPRAY_STRICT=${SPRAY_STRICT:-0}
+FAIL_MB=${FAIL_MB:-128}
+INCAST_RATE=${INCAST_RATE:-200}
+INCAST_MSGS=${INCAST_MSGS:-256}
+INCAST_SIZE=${INCAST_SIZE:-64k}
+INCAST_MAX_RETX_PCT=${INCAST_MAX_RETX_PCT:-50}
+PEER_TIMEOUT_MS=${PEER_TIMEOUT_MS:-2000}
+DEAD_SLACK=${DEAD_SLACK:-3}
+
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: sft_ecmp.sh needs root (network namespaces, nftables, tc)"
+	exit 77
+fi
+for tool in ip nft tc timeout awk; do
+	command -v "$tool" >/dev/null || { echo "SKIP: $tool not found"; exit 77; }
+done
+
+bed="$here/srd_ecmp_bed.sh"
+[ -x "$bed" ] || { echo "$bed not found" >&2; exit 1; }
+
+# in-tree build: ../; build dir build/: ../../build/fabtests;
+# installed: $prefix/share/PKG -> $prefix/bin; else $PATH
+bindir=${SFT_BINDIR:-}
+if [ -z "$bindir" ]; then
+	for d in "$here/.." "$here/../../build/fabtests" "$here/../../bin" \
+		 "$(dirname "$(command -v sft_bw 2>/dev/null || echo .)")"; do
+		[ -x "$d/sft_bw" ] && { bindir=$(cd "$d" && pwd); break; }
+	done
+	bindir=${bindir:-$here/..}
+fi
+for p in sft_bw sft_pingpong; do
+	[ -x "$bindir/$p" ] ||
+		{ echo "$p not found in $bindir (set SFT_BINDIR)" >&2; exit 1; }
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sft_ecmp.XXXXXX") || exit 1
+name="sftecmp$$"
+
+cleanup() {
+	local p
+	trap - EXIT INT TERM
+	# our background jobs still running (timeout(1) and programs); what
+	# runs in the bed's namespaces goes with "down"
+	for p in $(jobs -p); do
+		kill -KILL "$p" 2>/dev/null
+	done
+	"$bed" -n "$name" down >/dev/null 2>&1 ||
+		echo "warning: could not remove bed $name" >&2
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'echo "interrupted" >&2; exit 130' INT TERM
+
+incast=$bindir/sft_incast
+if [ ! -x "$incast" ]; then
+	incast=
+	src="$here/../src"
+	if command -v gcc >/dev/null && [ -f "$src/sft_incast.c" ]; then
+		gcc -Wall -Wextra -O2 -pthread -I"$src" -o "$tmp/sft_incast" \
+			"$src/sft_incast.c" "$src/sft_common.c" "$src/sft_cq.c" \
+			-lfabric >"$tmp/gcc.log" 2>&1 && incast=$tmp/sft_incast
+	fi
+fi
+
+export FI_SRD_IFACE=eth0 FI_TCP_IFACE=eth0 FI_NET_IFACE=eth0
+is_srd=0
+case "$prov" in srd|srd\;*) is_srd=1 ;; esac
+if [ "$is_srd" = 1 ]; then
+	export FI_LOG_LEVEL=${FI_LOG_LEVEL:-info}	# for the "transport:" lines
+fi
+
+start=$SECONDS
+npass=0
+nfail=0
+nskip=0
+port=20100
+B_ADDR=10.88.2.2
+
+left() { echo $((total - (SECONDS - start))); }
+now() { echo "${EPOCHREALTIME/,/.}"; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
+
+bed_up() {
+	"$bed" -n "$name" down >/dev/null 2>&1
+	"$bed" -n "$name" up "$@" >"$tmp/bed.log" 2>&1 || {
+		sed 's/^/    /' "$tmp/bed.log"
+		return 1
+	}
+}
+
+hexec() {	# HOST CMD...
+	"$bed" -n "$name" exec "$@"
+}
+
+# transport lines of the provider in FILE...: "tx retx_timeout retx_fast"
+transport() {
+	sed -n 's/.*transport: tx \([0-9]*\) pkts [0-9]* bytes, retx \([0-9]*\) timeout \([0-9]*\) fast.*/\1 \2 \3/p' "$@"
+}
+
+# retx_summary FILE...: "tx N pkts, retx T+F (P%)" over all lines
+retx_summary() {
+	transport "$@" | awk '{ tx += $1; rt += $2; rf += $3; n++ }
+		END { if (!n) { print "n/a"; exit }
+		      printf "tx %d pkts, retx %d timeout + %d fast (%.1f%%)",
+			  tx, rt, rf, tx ? 100 * (rt + rf) / tx : 0 }'
+}
+
+show() {	# TAG: print the outputs of run TAG
+	local f
+	for f in "$tmp/$1".*; do
+		[ -f "$f" ] || continue
+		case "$f" in *.err) grep -v '<info>' "$f" | grep -q . || continue ;; esac
+		echo "    --- ${f##*/}"
+		if [ "${f%.err}" != "$f" ]; then
+			grep -v '<info>' "$f" | tail -n 20 | sed 's/^/    /'
+		else
+			tail -n 30 "$f" | sed 's/^/    /'
+		fi
+	done
+}
+
+# wait_procs GRACE PID...: wait for all; once one has exited non-zero,
+# give the others GRACE s and then TERM them.  Sets rcs[PID].
+declare -A rcs
+wait_procs() {
+	local grace=$1 p t=0 bad=0 alive
+	shift
+	for p in "$@"; do unset "rcs[$p]"; done
+	while :; do
+		alive=0
+		for p in "$@"; do
+			[ -n "${rcs[$p]:-}" ] && continue
+			if kill -0 "$p" 2>/dev/null; then
+				alive=1
+				continue
+			fi
+			wait "$p"
+			rcs[$p]=$?
+			[ "${rcs[$p]}" != 0 ] && bad=1
+		done
+		[ "$alive" = 0 ] && return
+		if [ "$bad" = 1 ]; then
+			t=$((t + 1))
+			if [ "$t" -gt $((grace * 10)) ]; then
+				for p in "$@"; do
+					[ -z "${rcs[$p]:-}" ] && kill -TERM "$p" 2>/dev/null
+				done
+			fi
+		fi
+		sleep 0.1
+	done
+}
+
+# pair TAG TMO PROG ARGS...: server in B, client in A; sets srv_rc cli_rc
+pair() {
+	local tag=$1 tmo=$2 s c
+	shift 2
+	port=$((port + 1))
+	timeout -k 5 "$tmo" "$bed" -n "$name" exec B "$@" -s -P "$port" \
+		-t $((tmo - 3)) >"$tmp/$tag.srv" 2>"$tmp/$tag.srv.err" &
+	s=$!
+	timeout -k 5 "$tmo" "$bed" -n "$name" exec A "$@" -P "$port" \
+		-t $((tmo - 3)) "$B_ADDR" >"$tmp/$tag.cli" 2>"$tmp/$tag.cli.err" &
+	c=$!
+	wait_procs 5 "$s" "$c"
+	srv_rc=${rcs[$s]}
+	cli_rc=${rcs[$c]}
+}
+
+# counters: "l1 r1_tx r2_tx r1_pkts r2_pkts loss bh" per link
+counters() { "$bed" -n "$name" counters | grep -v '^#'; }
+
+# case bookkeeping
+result() {	# PASS|FAIL|SKIP CASE TEXT
+	echo "$1 $2 $3"
+	case "$1" in
+	PASS) npass=$((npass + 1)) ;;
+	FAIL) nfail=$((nfail + 1)) ;;
+	SKIP) nskip=$((nskip + 1)) ;;
+	esac
+}
+
+need_time() {	# CASE SECONDS: enough time left?
+	if [ "$(left)" -lt "$2" ]; then
+		result FAIL "$1" "(not started: $(left) s left of ${total} s, needs $2)"
+		return 1
+	fi
+}
+
+mbs_of() {	# FILE: MB/s column of the last figure line of sft_bw/pingpong
+	awk '$1 ~ /^[0-9]+$/ && NF >= 4 { v = $NF } END { print v }' "$1"
+}
+
+# ---------------------------------------------------------------------------
+case_integrity() {
+	local t0 loss ok=1 figs="" d0 d1 tmo=60 pp bw
+	need_time integrity 150 || return
+	t0=$(now)
+	for loss in "$LOSS1" "$LOSS2"; do
+		bed_up -k 4 -l "$loss" -L all ||
+			{ result FAIL integrity "(bed up failed)"; return; }
+		d0=$(counters | awk '{ s += $6 } END { print s + 0 }')
+		pair "int$loss.pp" "$tmo" "$bindir/sft_pingpong" -p "$prov" \
+			-S "$INTEG_PP_SIZE" -I 1
+		pp="pingpong ${INTEG_PP_SIZE}: srv=$srv_rc cli=$cli_rc"
+		if [ "$srv_rc" = 0 ] && [ "$cli_rc" = 0 ]; then
+			pp+=" $(mbs_of "$tmp/int$loss.pp.cli") MB/s"
+		else
+			ok=0
+			echo "  integrity ${loss}%: sft_pingpong failed"
+			show "int$loss.pp"
+		fi
+		[ "$is_srd" = 1 ] && pp+=" [client $(retx_summary "$tmp/int$loss.pp.cli.err")]"
+		pair "int$loss.bw" "$tmo" "$bindir/sft_bw" -p "$prov" -m tagged \
+			-S 64 -W 1000 -I 100
+		bw="bw 10^5 x 64 B tagged: srv=$srv_rc cli=$cli_rc"
+		if [ "$srv_rc" = 0 ] && [ "$cli_rc" = 0 ]; then
+			bw+=" $(mbs_of "$tmp/int$loss.bw.cli") MB/s"
+		else
+			ok=0
+			echo "  integrity ${loss}%: sft_bw failed"
+			show "int$loss.bw"
+		fi
+		[ "$is_srd" = 1 ] && bw+=" [client $(retx_summary "$tmp/int$loss.bw.cli.err")]"
+		d1=$(counters | awk '{ s += $6 } END { print s + 0 }')
+		echo "  loss ${loss}%: $pp; $bw; bed dropped $((d1 - d0)) packets"
+		figs+=" ${loss}%:ok"
+		[ "$verbose" = 1 ] && { show "int$loss.pp"; show "int$loss.bw"; }
+	done
+	if [ "$ok" = 1 ]; then
+		result PASS integrity "(loss $LOSS1 % and $LOSS2 %, $(since "$t0") s)"
+	else
+		result FAIL integrity "($(since "$t0") s)"
+	fi
+}
+
+case_spray() {
+	local t0 iters before after flows ok=1 why="" tol_bad=0 min strict_bad=0
+	need_time spray 90 || return
+	t0=$(now)
+	bed_up -k 4 || { result FAIL spray "(bed up failed)"; return; }
+	iters=$(( (SPRAY_MB + 15) / 16 ))
+	"$bed" -n "$name" flushflows
+	before=$(counters)
+	export FI_SRD_PATHS=$SPRAY_PATHS
+	pair spray 80 "$bindir/sft_bw" -p "$prov" \
+		-S 1m -W 16 -I "$iters"
+	unset FI_SRD_PATHS
+	after=$(counters)
+	"$bed" -n "$name" flows >"$tmp/spray.flows"
+	if [ "$srv_rc" != 0 ] || [ "$cli_rc" != 0 ]; then
+		show spray
+		result FAIL spray "(sft_bw: server rc $srv_rc, client rc $cli_rc; $(since "$t0") s)"
+		return
+	fi
+	# per link: bytes R1 sent (A->B), A->B flows of A's address
+	join <(echo "$before" | awk '{print $1, $2, $3}' | sort) \
+	     <(echo "$after" | awk '{print $1, $2, $3}' | sort) |
+		awk '{ print $1, $4 - $2, $5 - $3 }' | sort -V >"$tmp/spray.bytes"
+	awk '$1 == "r1" && $3 ~ /^10\.88\.1\.2:/ && $4 ~ /^10\.88\.2\.2:/ { n[$2]++ }
+	     END { for (l in n) print l, n[l] }' "$tmp/spray.flows" |
+		sort -V >"$tmp/spray.paths"
+	flows=$(awk '{ s += $2 } END { print s + 0 }' "$tmp/spray.paths")
+	awk -v tol="$SPRAY_TOL" -v minshare="$SPRAY_MIN_SHARE" -v flows="$flows" \
+	    -v minfile="$tmp/spray.min" '
+		NR == FNR { p[$1] = $2; next }
+		{ l[++n] = $1; b[$1] = $2; r[$1] = $3; tot += $2; rtot += $3 }
+		END {
+			min = 100
+			for (i = 1; i <= n; i++) {
+				k = l[i]; s = tot ? 100 * b[k] / tot : 0
+				if (s < min) min = s
+				ps = flows ? 100 * p[k] / flows : 0
+				d = s - ps; if (d < 0) d = -d
+				printf "  %s: %6.1f MB A->B = %5.1f %%  (%d of %d paths = %5.1f %%)  B->A %.1f MB%s%s\n",
+				    k, b[k] / 1e6, s, p[k], flows, ps, r[k] / 1e6,
+				    (d > tol ? "  [off by more than " tol " points]" : ""),
+				    (s < minshare ? "  [below " minshare " %]" : "")
+			}
+			printf "%.1f\n", min > minfile
+		}' "$tmp/spray.paths" "$tmp/spray.bytes" | tee "$tmp/spray.table"
+	echo "  sft_bw: $(mbs_of "$tmp/spray.cli") MB/s; client used $flows UDP source ports towards B (FI_SRD_PATHS=$SPRAY_PATHS)"
+	[ "$is_srd" = 1 ] && echo "  client $(retx_summary "$tmp/spray.cli.err")"
+	[ "$verbose" = 1 ] && show spray
+	min=$(cat "$tmp/spray.min")
+	if [ "$flows" -lt "$SPRAY_PATHS" ]; then
+		ok=0; why+=" only $flows source ports used;"
+	fi
+	if [ "$(wc -l <"$tmp/spray.paths")" -lt "$(wc -l <"$tmp/spray.bytes")" ]; then
+		ok=0; why+=" a link carried no path;"
+	fi
+	grep -q 'off by more' "$tmp/spray.table" && { tol_bad=1; ok=0; why+=" byte shares do not follow path shares;"; }
+	grep -q 'below' "$tmp/spray.table" && strict_bad=1
+	if [ "$strict_bad" = 1 ] && [ "$SPRAY_STRICT" = 1 ]; then
+		ok=0; why+=" a link below $SPRAY_MIN_SHARE %;"
+	fi
+	if [ "$ok" = 1 ]; then
+		result PASS spray "(min link share $min %$( [ "$strict_bad" = 1 ] && echo ", below $SPRAY_MIN_SHARE % by the hash of the ports, not checked (SPRAY_STRICT=1)"); $(since "$t0") s)"
+	else
+		result FAIL spray "(${why% ;} min link share $min %; $(since "$t0") s)"
+	fi
+	: "$tol_bad"
+}
+
+# bw_timed TAG MB [FAULT]: sft_bw of MB MiB; FAULT=1 blackholes the
+# busiest link after 1 s.  Sets srv_rc cli_rc secs bh_link
+bw_timed() {
+	local tag=$1 mb=$2 fault=${3:-0} s c t0 iters
+	iters=$(( (mb + 15) / 16 ))
+	port=$((port + 1))
+	bh_link=
+	timeout -k 5 90 "$bed" -n "$name" exec B "$bindir/sft_bw" -p "$prov" \
+		-S 1m -W 16 -I "$iters" -s -P "$port" -t 85 \
+		>"$tmp/$tag.srv" 2>"$tmp/$tag.srv.err" &
+	s=$!
+	t0=$(now)
+	timeout -k 5 90 "$bed" -n "$name" exec A "$bindir/sft_bw" -p "$prov" \
+		-S 1m -W 16 -I "$iters" -P "$port" -t 85 "$B_ADDR" \
+		>"$tmp/$tag.cli" 2>"$tmp/$tag.cli.err" &
+	c=$!
+	if [ "$fault" = 1 ]; then
+		local b0
+		b0=$(counters)
+		sleep 1
+		bh_link=$(join <(echo "$b0" | awk '{print $1, $2}' | sort) \
+			       <(counters | awk '{print $1, $2}' | sort) |
+			  awk '{ print $3 - $2, $1 }' | sort -n | tail -n1 |
+			  awk '{ print substr($2, 2) }')
+		"$bed" -n "$name" blackhole "${bh_link:-1}"
+	fi
+	wait_procs 5 "$s" "$c"
+	secs=$(since "$t0")
+	srv_rc=${rcs[$s]}
+	cli_rc=${rcs[$c]}
+}
+
+case_failover() {
+	local t0 base bsecs drops
+	need_time failover 120 || return
+	t0=$(now)
+	bed_up -k 4 || { result FAIL failover "(bed up failed)"; return; }
+	bw_timed fo.base "$FAIL_MB"
+	if [ "$srv_rc" != 0 ] || [ "$cli_rc" != 0 ]; then
+		show fo.base
+		result FAIL failover "(no-fault run failed: server rc $srv_rc, client rc $cli_rc)"
+		return
+	fi
+	bsecs=$secs
+	base=$(mbs_of "$tmp/fo.base.cli")
+	bw_timed fo.fault "$FAIL_MB" 1
+	drops=$(counters | awk -v l="l$bh_link" '$1 == l { print $7 }')
+	echo "  no fault: $bsecs s ($base MB/s); l$bh_link blackholed after 1 s: $secs s ($(mbs_of "$tmp/fo.fault.cli") MB/s), $drops packets blackholed"
+	[ "$is_srd" = 1 ] && echo "  client no fault: $(retx_summary "$tmp/fo.base.cli.err"); with fault: $(retx_summary "$tmp/fo.fault.cli.err")"
+	[ "$verbose" = 1 ] && show fo.fault
+	if [ "$srv_rc" = 0 ] && [ "$cli_rc" = 0 ]; then
+		result PASS failover "(${FAIL_MB} MiB: $bsecs s without fault, $secs s with l$bh_link blackholed; $(since "$t0") s)"
+	else
+		show fo.fault
+		result FAIL failover "(server rc $srv_rc, client rc $cli_rc after $secs s; $(since "$t0") s)"
+	fi
+}
+
+case_incast() {
+	local t0 j r s ok=1 host retx pct bad=0 tx rt rf
+	local -a snd
+	need_time incast 100 || return
+	[ -n "$incast" ] || { result SKIP incast "(sft_incast not built)"; return; }
+	t0=$(now)
+	bed_up -k 4 -a 4 -r "$INCAST_RATE" ||
+		{ result FAIL incast "(bed up failed)"; return; }
+	port=$((port + 1))
+	timeout -k 5 90 "$bed" -n "$name" exec B "$incast" -p "$prov" -s -N 4 \
+		-m tagged -S "$INCAST_SIZE" -I "$INCAST_MSGS" -P "$port" -t 85 \
+		>"$tmp/incast.rcv" 2>"$tmp/incast.rcv.err" &
+	r=$!
+	for j in 1 2 3 4; do
+		host=A$j
+		[ "$j" = 1 ] && host=A
+		timeout -k 5 90 "$bed" -n "$name" exec "$host" "$incast" -p "$prov" \
+			-m tagged -S "$INCAST_SIZE" -I "$INCAST_MSGS" -P "$port" \
+			-t 85 "$B_ADDR" >"$tmp/incast.snd$j" 2>"$tmp/incast.snd$j.err" &
+		snd+=("$!")
+	done
+	wait_procs 5 "$r" "${snd[@]}"
+	[ "${rcs[$r]}" = 0 ] || ok=0
+	for s in "${snd[@]}"; do [ "${rcs[$s]}" = 0 ] || ok=0; done
+	grep -v '^PASS' "$tmp/incast.rcv" | sed 's/^/  /'
+	if [ "$is_srd" = 1 ]; then
+		for j in 1 2 3 4; do
+			read -r tx rt rf < <(transport "$tmp/incast.snd$j.err")
+			if [ -z "${tx:-}" ]; then
+				echo "  sender A$j: no transport line"
+				continue
+			fi
+			pct=$(awk -v t="$tx" -v r=$((rt + rf)) 'BEGIN { printf "%.1f", t ? 100 * r / t : 0 }')
+			echo "  sender A$j: tx $tx pkts, retx $rt timeout + $rf fast = $pct %"
+			awk -v p="$pct" -v m="$INCAST_MAX_RETX_PCT" 'BEGIN { exit !(p >= m) }' && bad=1
+		done
+		retx=$(retx_summary "$tmp"/incast.snd?.err)
+		echo "  receiver: $(retx_summary "$tmp/incast.rcv.err")"
+	else
+		retx="retransmissions not available for $prov"
+	fi
+	[ "$verbose" = 1 ] && show incast
+	if [ "$ok" != 1 ]; then
+		show incast
+		result FAIL incast "(receiver rc ${rcs[$r]}, senders rc $(for s in "${snd[@]}"; do printf '%s ' "${rcs[$s]}"; done); $(since "$t0") s)"
+	elif [ "$bad" = 1 ]; then
+		result FAIL incast "(retransmits at or above $INCAST_MAX_RETX_PCT % of packets: senders $retx; $(since "$t0") s)"
+	else
+		result PASS incast "($(grep '^PASS' "$tmp/incast.rcv" | sed 's/.*aggregate/aggregate/'); senders $retx; $(since "$t0") s)"
+	fi
+}
+
+case_deadpeer() {
+	local t0 s c tk secs limit
+	need_time deadpeer 60 || return
+	t0=$(now)
+	bed_up -k 4 || { result FAIL deadpeer "(bed up failed)"; return; }
+	port=$((port + 1))
+	export FI_SRD_PEER_TIMEOUT=$PEER_TIMEOUT_MS
+	# the server is not under timeout(1): it is killed by PID (ip netns
+	# exec runs it in place); its watchdog bounds it otherwise
+	"$bed" -n "$name" exec B "$bindir/sft_bw" -p "$prov" -S 1m -W 16 \
+		-I 100000 -s -P "$port" -t 40 \
+		>"$tmp/dead.srv" 2>"$tmp/dead.srv.err" &
+	s=$!
+	timeout -k 5 45 "$bed" -n "$name" exec A "$bindir/sft_bw" -p "$prov" \
+		-S 1m -W 16 -I 100000 -P "$port" -t 40 "$B_ADDR" \
+		>"$tmp/dead.cli" 2>"$tmp/dead.cli.err" &
+	c=$!
+	sleep 1.5
+	if ! kill -0 "$c" 2>/dev/null; then
+		unset FI_SRD_PEER_TIMEOUT
+		show dead
+		result FAIL deadpeer "(client ended before the kill)"
+		return
+	fi
+	kill -KILL "$s"
+	tk=$(now)
+	wait_procs 1 "$c"
+	secs=$(since "$tk")
+	wait "$s" 2>/dev/null
+	unset FI_SRD_PEER_TIMEOUT
+	limit=$(awk -v t="$PEER_TIMEOUT_MS" -v s="$DEAD_SLACK" 'BEGIN { print t / 1000 + s }')
+	echo "  client: rc ${rcs[$c]} $secs s after the kill (limit $limit s): $(grep -h -E '^(FAIL|PASS)' "$tmp/dead.cli" | head -n1)"
+	[ "$verbose" = 1 ] && show dead
+	if [ "${rcs[$c]}" = 0 ]; then
+		result FAIL deadpeer "(client passed although its server was killed)"
+	elif [ "${rcs[$c]}" = 124 ] || [ "${rcs[$c]}" = 137 ]; then
+		result FAIL deadpeer "(client hung: killed by timeout(1) after $secs s)"
+	elif awk -v a="$secs" -v l="$limit" 'BEGIN { exit !(a > l) }'; then
+		result FAIL deadpeer "(client took $secs s to fail, limit $limit s)"
+	else
+		result PASS deadpeer "(client failed with rc ${rcs[$c]} $secs s after the kill; peer timeout $PEER_TIMEOUT_MS ms; $(since "$t0") s)"
+	fi
+}
+
+case_restart() {
+	local t0 r1 s1 r2 s2 tk secs limit ok=1 why="" ptag
+	need_time restart 90 || return
+	[ -n "$incast" ] || { result SKIP restart "(sft_incast not built)"; return; }
+	t0=$(now)
+	bed_up -k 4 || { result FAIL restart "(bed up failed)"; return; }
+	port=$((port + 1))
+	export FI_SRD_PEER_TIMEOUT=$PEER_TIMEOUT_MS
+	ptag="-A $B_ADDR:7471"
+	# shellcheck disable=SC2086 # $ptag is two words
+	"$bed" -n "$name" exec B "$incast" -p "$prov" -s -N 1 $ptag -m tagged \
+		-S 64k -I 1000000 -P "$port" -t 40 \
+		>"$tmp/rs.rcv1" 2>"$tmp/rs.rcv1.err" &
+	r1=$!
+	timeout -k 5 45 "$bed" -n "$name" exec A "$incast" -p "$prov" -m tagged \
+		-S 64k -I 1000000 -P "$port" -t 40 "$B_ADDR" \
+		>"$tmp/rs.snd1" 2>"$tmp/rs.snd1.err" &
+	s1=$!
+	sleep 1.5
+	if ! kill -0 "$s1" 2>/dev/null || ! kill -0 "$r1" 2>/dev/null; then
+		unset FI_SRD_PEER_TIMEOUT
+		show rs
+		result FAIL restart "(first pair ended before the kill)"
+		return
+	fi
+	kill -KILL "$r1"
+	tk=$(now)
+	wait "$r1" 2>/dev/null
+	# new receiver: same provider address and OOB port; a new sender
+	# shellcheck disable=SC2086
+	timeout -k 5 40 "$bed" -n "$name" exec B "$incast" -p "$prov" -s -N 1 \
+		$ptag -m tagged -S 64k -I 500 -P "$port" -t 35 \
+		>"$tmp/rs.rcv2" 2>"$tmp/rs.rcv2.err" &
+	r2=$!
+	timeout -k 5 40 "$bed" -n "$name" exec A "$incast" -p "$prov" -m tagged \
+		-S 64k -I 500 -P "$port" -t 35 "$B_ADDR" \
+		>"$tmp/rs.snd2" 2>"$tmp/rs.snd2.err" &
+	s2=$!
+	wait_procs 1 "$s1"
+	secs=$(since "$tk")
+	wait_procs 5 "$r2" "$s2"
+	unset FI_SRD_PEER_TIMEOUT
+	limit=$(awk -v t="$PEER_TIMEOUT_MS" -v s="$DEAD_SLACK" 'BEGIN { print t / 1000 + s }')
+	echo "  old sender: rc ${rcs[$s1]} $secs s after the kill (limit $limit s): $(grep -h -E '^(FAIL|PASS)' "$tmp/rs.snd1" | head -n1)"
+	echo "  new pair: receiver rc ${rcs[$r2]}, sender rc ${rcs[$s2]}: $(grep -h '^PASS\|^FAIL' "$tmp/rs.snd2" | head -n1)"
+	[ "$is_srd" = 1 ] && echo "  new receiver: $(sed -n 's/.*transport: //p' "$tmp/rs.rcv2.err" | head -n1)"
+	[ "$verbose" = 1 ] && show rs
+	if [ "${rcs[$s1]}" = 0 ]; then
+		ok=0; why+=" old sender passed;"
+	elif [ "${rcs[$s1]}" = 124 ] || [ "${rcs[$s1]}" = 137 ]; then
+		ok=0; why+=" old sender hung;"
+	elif awk -v a="$secs" -v l="$limit" 'BEGIN { exit !(a > l) }'; then
+		ok=0; why+=" old sender took $secs s to fail;"
+	fi
+	if [ "${rcs[$r2]}" != 0 ] || [ "${rcs[$s2]}" != 0 ]; then
+		ok=0; why+=" new pair failed;"
+	fi
+	if [ "$ok" = 1 ]; then
+		result PASS restart "(old sender failed after $secs s, new pair on the same address passed; $(since "$t0") s)"
+	else
+		show rs
+		result FAIL restart "(${why% ;} $(since "$t0") s)"
+	fi
+}
+
+echo "sft_ecmp: provider $prov, binaries $bindir, bed $name, ${total} s"
+for c in ${cases//,/ }; do
+	echo "== $c"
+	"case_$c"
+	"$bed" -n "$name" down >/dev/null 2>&1
+done
+echo "$npass passed, $nfail failed, $nskip skipped in $((SECONDS - start)) s ($prov)"
+[ "$nfail" = 0 ]
