@@ -205,14 +205,20 @@ retx_summary() {
 			  tx, rt, rf, tx ? 100 * (rt + rf) / tx : 0 }'
 }
 
+# libfabric's log without info lines and the usual fi_getinfo noise
+errlog() {
+	grep -v -e '<info>' -e 'returned -61 (No data available)' \
+		-e 'OFI_MRAIL_ADDR_STRC' "$1"
+}
+
 show() {	# TAG: print the outputs of run TAG
 	local f
 	for f in "$tmp/$1".*; do
 		[ -f "$f" ] || continue
-		case "$f" in *.err) grep -v '<info>' "$f" | grep -q . || continue ;; esac
+		case "$f" in *.err) errlog "$f" | grep -q . || continue ;; esac
 		echo "    --- ${f##*/}"
 		if [ "${f%.err}" != "$f" ]; then
-			grep -v '<info>' "$f" | tail -n 20 | sed 's/^/    /'
+			errlog "$f" | tail -n 20 | sed 's/^/    /'
 		else
 			tail -n 30 "$f" | sed 's/^/    /'
 		fi
@@ -363,7 +369,7 @@ case_spray() {
 	flows=$(awk '{ s += $2 } END { print s + 0 }' "$tmp/spray.paths")
 	awk -v tol="$SPRAY_TOL" -v minshare="$SPRAY_MIN_SHARE" -v flows="$flows" \
 	    -v minfile="$tmp/spray.min" '
-		NR == FNR { p[$1] = $2; next }
+		FILENAME == ARGV[1] { p[$1] = $2; next }
 		{ l[++n] = $1; b[$1] = $2; r[$1] = $3; tot += $2; rtot += $3 }
 		END {
 			min = 100
@@ -373,7 +379,7 @@ case_spray() {
 				ps = flows ? 100 * p[k] / flows : 0
 				d = s - ps; if (d < 0) d = -d
 				printf "  %s: %6.1f MB A->B = %5.1f %%  (%d of %d paths = %5.1f %%)  B->A %.1f MB%s%s\n",
-				    k, b[k] / 1e6, s, p[k], flows, ps, r[k] / 1e6,
+				    k, b[k] / 1e6, s, p[k] + 0, flows, ps, r[k] / 1e6,
 				    (d > tol ? "  [off by more than " tol " points]" : ""),
 				    (s < minshare ? "  [below " minshare " %]" : "")
 			}
@@ -383,6 +389,10 @@ case_spray() {
 	[ "$is_srd" = 1 ] && echo "  client $(retx_summary "$tmp/spray.cli.err")"
 	[ "$verbose" = 1 ] && show spray
 	min=$(cat "$tmp/spray.min")
+	if [ "$flows" = 0 ] && [ "$is_srd" = 0 ]; then
+		result SKIP spray "($prov sent no UDP: nothing to spray; $(since "$t0") s)"
+		return
+	fi
 	if [ "$flows" -lt "$SPRAY_PATHS" ]; then
 		ok=0; why+=" only $flows source ports used;"
 	fi
@@ -540,7 +550,7 @@ case_deadpeer() {
 	tk=$(now)
 	wait_procs 1 "$c"
 	secs=$(since "$tk")
-	wait "$s" 2>/dev/null
+	{ wait "$s"; } 2>/dev/null	# no "Killed" notice
 	unset FI_SRD_PEER_TIMEOUT
 	limit=$(awk -v t="$PEER_TIMEOUT_MS" -v s="$DEAD_SLACK" 'BEGIN { print t / 1000 + s }')
 	echo "  client: rc ${rcs[$c]} $secs s after the kill (limit $limit s): $(grep -h -E '^(FAIL|PASS)' "$tmp/dead.cli" | head -n1)"
@@ -583,7 +593,7 @@ case_restart() {
 	fi
 	kill -KILL "$r1"
 	tk=$(now)
-	wait "$r1" 2>/dev/null
+	{ wait "$r1"; } 2>/dev/null
 	# new receiver: same provider address and OOB port; a new sender
 	# shellcheck disable=SC2086
 	timeout -k 5 40 "$bed" -n "$name" exec B "$incast" -p "$prov" -s -N 1 \

@@ -10,7 +10,13 @@
  *		ops->ep_stats(ep, &st, sizeof(st));
  *
  * Counters only grow; fields are only ever added at the end, and callers
- * pass the size they know.
+ * pass the size they know.  ops->size says which functions exist:
+ * peer_stats and path_stats came after ep_stats.
+ *
+ * With FI_SRD_STATS=1 each endpoint prints all of it to stderr when it
+ * closes; with FI_SRD_STATS_DIR=DIR it also writes it to
+ * DIR/srd-PID-EP.stats every FI_SRD_STATS_INTERVAL_MS while it runs,
+ * which fabtests' srd_stat prints for a running program.
  */
 #ifndef FI_EXT_SRD_H
 #define FI_EXT_SRD_H
@@ -42,6 +48,51 @@ struct fi_srd_ep_stats {
 	uint64_t rx_drop_window;	/* dropped: beyond the receive window */
 	uint64_t peers_failed;		/* send sessions ended by timeout/restart */
 	uint64_t peers;			/* peers this endpoint knows */
+	uint64_t rnr_sent;		/* receiver-not-ready acks sent */
+	uint64_t rnr_recv;		/* ... received (a packet waits, resent) */
+	uint64_t cc_cuts;		/* congestion window decreases */
+	uint64_t path_downs;		/* paths declared black-holed */
+};
+
+/* The send side of one peer: congestion control and RTT. */
+struct fi_srd_peer_stats {
+	uint64_t tx_pkts;		/* sequenced packets, resends included */
+	uint64_t tx_bytes;
+	uint64_t retx_timeout;
+	uint64_t retx_fast;
+	uint64_t rnr_recv;
+	uint64_t cc_cuts;
+	uint64_t srtt_ns;		/* smoothed RTT (for the timer) */
+	uint64_t rttvar_ns;
+	uint64_t rto_ns;		/* current retransmit timeout */
+	uint64_t base_rtt_ns;		/* least network RTT seen lately */
+	uint64_t last_net_rtt_ns;	/* last network RTT sample */
+	double cwnd;			/* congestion window, packets */
+	uint32_t inflight;		/* packets sent and not acked */
+	uint32_t window;		/* flow-control limit, packets */
+	uint32_t state;			/* 0 idle, 1 handshake, 2 active */
+	uint32_t npaths;
+	uint32_t paths_down;
+	uint32_t reserved;
+};
+
+enum fi_srd_path_state {
+	FI_SRD_PATH_UP = 0,
+	FI_SRD_PATH_DOWN = 1,		/* black-holed: probes only */
+};
+
+/* One path (source port) to one peer, as its sender sees it. */
+struct fi_srd_path_stats {
+	uint64_t tx_pkts;		/* first sends and resends on this path */
+	uint64_t tx_bytes;
+	uint64_t retx;			/* resends that went on this path */
+	uint64_t losses;		/* packets judged lost on this path */
+	uint64_t acked;			/* first sends acked */
+	uint64_t srtt_ns;		/* smoothed RTT of those */
+	uint32_t state;			/* enum fi_srd_path_state */
+	uint32_t downs;			/* times declared down */
+	uint32_t loss_score;		/* decaying; higher = used less */
+	uint32_t reserved;
 };
 
 struct fi_srd_stats_ops {
@@ -49,6 +100,14 @@ struct fi_srd_stats_ops {
 	/* Copies min(size, sizeof(struct fi_srd_ep_stats)) bytes. */
 	int (*ep_stats)(struct fid_ep *ep, struct fi_srd_ep_stats *stats,
 			size_t size);
+	/* The peer at addr (an fi_addr_t of the endpoint's AV):
+	 * -FI_EINVAL for an address not in the AV, -FI_ENODATA when the
+	 * endpoint has not talked to it yet. */
+	int (*peer_stats)(struct fid_ep *ep, fi_addr_t addr,
+			  struct fi_srd_peer_stats *stats, size_t size);
+	/* Path number path (< npaths) to that peer. */
+	int (*path_stats)(struct fid_ep *ep, fi_addr_t addr, uint32_t path,
+			  struct fi_srd_path_stats *stats, size_t size);
 };
 
 #ifdef __cplusplus

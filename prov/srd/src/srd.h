@@ -73,6 +73,8 @@ struct srd_params {
 	int cc_target_us;		/* delay target over base RTT; 0: no CC */
 	int cwnd_init;			/* packets */
 	int stats;			/* bool: print counters at close */
+	char *stats_dir;		/* snapshot files for srd_stat */
+	int stats_interval_ms;
 	int progress_thread;		/* bool */
 	int progress_idle_us;		/* app silence before the thread acts */
 	size_t sockbuf;			/* socket buffer bytes requested */
@@ -357,6 +359,8 @@ struct srd_ep {
 	uint64_t rx_drop_malformed;
 	uint64_t watch_next;		/* next look at waiting peers, or MAX */
 	uint64_t pings_sent;
+	char *stats_path;		/* srd_stats.c: snapshot file, or NULL */
+	uint64_t stats_next_ns;
 };
 
 static inline struct srd_ep *srd_ep_of(struct fid_ep *ep_fid)
@@ -375,6 +379,12 @@ int srd_ep_progress(struct srd_ep *ep);
 uint64_t srd_ep_next_deadline(struct srd_ep *ep);
 fi_addr_t srd_peer_fi_addr(struct srd_ep *ep, struct srd_peer *peer);
 struct srd_peer *srd_ep_peer(struct srd_ep *ep, fi_addr_t addr);
+
+/* --- statistics (srd_stats.c) ---------------------------------------------- */
+int srd_stats_ops_open(const char *name, void **ops);
+void srd_stats_ep_open(struct srd_ep *ep);	/* once the wire is up */
+void srd_stats_tick(struct srd_ep *ep);
+void srd_stats_ep_close(struct srd_ep *ep);	/* domain lock held */
 void srd_ep_cntr_inc(struct srd_ep *ep, enum srd_cntr_kind kind, int err);
 
 void srd_progress_note_app(struct srd_domain *dom, struct srd_ep *ep);

@@ -6,7 +6,6 @@
  */
 #include "config.h"
 #include "srd_msgl.h"
-#include <rdma/fi_ext_srd.h>
 
 #include <stdlib.h>
 
@@ -81,6 +80,8 @@ int srd_ep_progress(struct srd_ep *ep)
 	if (ep->reorder_stalled)
 		ep_retry_reorder(ep);
 	srd_peer_watch_progress(ep);
+	if (ep->stats_path)
+		srd_stats_tick(ep);
 	return work;
 }
 
@@ -311,8 +312,10 @@ static int ep_enable(struct srd_ep *ep)
 		return -FI_ENOCQ;
 	srd_domain_lock(ep->dom);
 	ret = srd_progress_add_ep(ep->dom, ep);
-	if (!ret)
+	if (!ret) {
 		ep->enabled = true;
+		srd_stats_ep_open(ep);
+	}
 	srd_domain_unlock(ep->dom);
 	return ret;
 }
@@ -400,26 +403,6 @@ static void ep_free_entries(struct srd_ep *ep)
 	}
 }
 
-static void ep_stats_fill(const struct srd_ep *ep,
-			  struct fi_srd_ep_stats *st);
-
-/* At close, with FI_LOG_LEVEL=info: what the stats extension reports. */
-static void ep_log_counters(const struct srd_ep *ep)
-{
-	struct fi_srd_ep_stats st;
-
-	ep_stats_fill(ep, &st);
-	SRD_INFO(FI_LOG_EP_CTRL, "transport: tx %lu pkts %lu bytes, "
-		 "retx %lu timeout %lu fast, acks %lu out %lu in; rx %lu pkts, "
-		 "%lu dup, %lu refused, dropped %lu malformed %lu unknown "
-		 "%lu conn %lu window; %lu peers, %lu failed; %lu pings\n",
-		 st.tx_pkts, st.tx_bytes, st.retx_timeout, st.retx_fast,
-		 st.tx_acks, st.rx_acks, st.rx_pkts, st.rx_dup, st.rx_refused,
-		 st.rx_drop_malformed, st.rx_drop_unknown, st.rx_drop_conn,
-		 st.rx_drop_window, st.peers, st.peers_failed,
-		 (unsigned long)ep->pings_sent);
-}
-
 static void ep_free(struct srd_ep *ep)
 {
 	if (ep->wire) {
@@ -442,7 +425,7 @@ static int ep_close(struct fid *fid)
 	struct srd_domain *dom = ep->dom;
 
 	srd_domain_lock(dom);
-	ep_log_counters(ep);
+	srd_stats_ep_close(ep);
 	if (ep->enabled) {
 		srd_ep_progress(ep);
 		srd_tp_flush_acks(&ep->tp);
@@ -455,58 +438,12 @@ static int ep_close(struct fid *fid)
 	return 0;
 }
 
-static void ep_stats_fill(const struct srd_ep *ep,
-			  struct fi_srd_ep_stats *st)
-{
-	const struct srd_tp_counters *c = &ep->tp.cnt;
-
-	st->tx_pkts = c->tx_pkts;
-	st->tx_bytes = c->tx_bytes;
-	st->retx_timeout = c->retx_timeout;
-	st->retx_fast = c->retx_fast;
-	st->tx_acks = c->tx_acks;
-	st->rx_acks = c->rx_acks;
-	st->rx_pkts = c->rx_pkts;
-	st->rx_bytes = c->rx_bytes;
-	st->rx_dup = c->rx_dup;
-	st->rx_refused = c->rx_refused;
-	st->rx_drop_malformed = c->rx_drop_malformed + ep->rx_drop_malformed;
-	st->rx_drop_unknown = c->rx_drop_unknown;
-	st->rx_drop_conn = c->rx_drop_conn;
-	st->rx_drop_window = c->rx_drop_window;
-	st->peers_failed = c->peers_failed;
-	st->peers = ep->tp.npeers;
-}
-
-static int ep_stats(struct fid_ep *ep_fid, struct fi_srd_ep_stats *stats,
-		    size_t size)
-{
-	struct srd_ep *ep = srd_ep_of(ep_fid);
-	struct fi_srd_ep_stats st;
-
-	if (!stats)
-		return -FI_EINVAL;
-	srd_domain_lock(ep->dom);
-	ep_stats_fill(ep, &st);
-	srd_domain_unlock(ep->dom);
-	memcpy(stats, &st, size < sizeof(st) ? size : sizeof(st));
-	return 0;
-}
-
-static struct fi_srd_stats_ops srd_stats_ops = {
-	.size = sizeof(struct fi_srd_stats_ops),
-	.ep_stats = ep_stats,
-};
-
 static int ep_ops_open(struct fid *fid, const char *name, uint64_t flags,
 		       void **ops, void *context)
 {
 	if (!name || !ops || flags)
 		return -FI_EINVAL;
-	if (strcmp(name, FI_SRD_STATS_OPS_NAME))
-		return -FI_ENOSYS;
-	*ops = &srd_stats_ops;
-	return 0;
+	return srd_stats_ops_open(name, ops);
 }
 
 static struct fi_ops srd_ep_fi_ops = {

@@ -23,6 +23,7 @@ struct srd_params srd_params = {
 	.ack_delay_us = SRD_TP_ACK_DELAY_NS_DEFAULT / SRD_NS_PER_US,
 	.cc_target_us = SRD_TP_CC_TARGET_NS_DEFAULT / SRD_NS_PER_US,
 	.cwnd_init = SRD_TP_CWND_INIT_DEFAULT,
+	.stats_interval_ms = 100,
 	.progress_thread = 1,
 	.progress_idle_us = 1000,
 	.sockbuf = 8 * 1024 * 1024,
@@ -87,6 +88,13 @@ static void params_define(void)
 	fi_param_define(&srd_prov, "stats", FI_PARAM_BOOL,
 		"Print the endpoint's transport, peer and path counters to "
 		"stderr when it closes (default: %d)", srd_params.stats);
+	fi_param_define(&srd_prov, "stats_dir", FI_PARAM_STRING,
+		"Directory where each endpoint keeps a snapshot of its "
+		"counters (srd-PID-N.stats) for fabtests' srd_stat "
+		"(default: none)");
+	fi_param_define(&srd_prov, "stats_interval_ms", FI_PARAM_INT,
+		"Milliseconds between snapshots in stats_dir (default: %d)",
+		srd_params.stats_interval_ms);
 	fi_param_define(&srd_prov, "progress_thread", FI_PARAM_BOOL,
 		"Run a thread that acks and retransmits while the "
 		"application is not calling in (default: %d)",
@@ -130,6 +138,9 @@ static void params_read(void)
 	    v <= SRD_TP_WINDOW_MAX)
 		srd_params.cwnd_init = v;
 	fi_param_get_bool(&srd_prov, "stats", &srd_params.stats);
+	fi_param_get_str(&srd_prov, "stats_dir", &srd_params.stats_dir);
+	if (!fi_param_get_int(&srd_prov, "stats_interval_ms", &v) && v >= 1)
+		srd_params.stats_interval_ms = v;
 	fi_param_get_bool(&srd_prov, "progress_thread",
 			  &srd_params.progress_thread);
 	if (!fi_param_get_int(&srd_prov, "progress_idle_us", &v) && v >= 1)

@@ -570,6 +570,88 @@ Test(ep, stats_extension, .timeout = 30)
 	cr_assert_eq(sa.peers, 1);
 	cr_assert_eq(sb.peers_failed, 0);
 	cr_assert_eq(sb.rx_drop_malformed, 0);
+
+	/* per peer and per path: the paths add up to the peer */
+	{
+		struct fi_srd_peer_stats p;
+		struct fi_srd_path_stats ps;
+		uint64_t pkts = 0, bytes = 0;
+
+		cr_assert_geq(ops->size, sizeof(*ops));
+		cr_assert_eq(ops->peer_stats(a.ep, a.peer, &p, sizeof(p)), 0);
+		cr_assert_eq(p.state, 2, "session active");
+		cr_assert_geq(p.tx_pkts, 1);
+		cr_assert_geq(p.tx_bytes, sizeof(out));
+		cr_assert_eq(p.inflight, 0);
+		cr_assert_geq(p.cwnd, 1.0);
+		cr_assert_gt(p.srtt_ns, 0);
+		cr_assert_geq(p.rto_ns, p.srtt_ns);
+		cr_assert_eq(p.npaths, 16, "FI_SRD_PATHS default");
+		for (uint32_t i = 0; i < p.npaths; i++) {
+			cr_assert_eq(ops->path_stats(a.ep, a.peer, i, &ps,
+						     sizeof(ps)), 0);
+			cr_assert_eq(ps.state, FI_SRD_PATH_UP);
+			pkts += ps.tx_pkts;
+			bytes += ps.tx_bytes;
+		}
+		cr_assert_eq(pkts, p.tx_pkts);
+		cr_assert_eq(bytes, p.tx_bytes);
+		cr_assert_eq(ops->path_stats(a.ep, a.peer, p.npaths, &ps,
+					     sizeof(ps)), -FI_EINVAL);
+		cr_assert_eq(ops->peer_stats(a.ep, a.peer + 100, &p,
+					     sizeof(p)), -FI_EINVAL);
+		cr_assert_eq(ops->peer_stats(a.ep, a.peer, NULL, 0),
+			     -FI_EINVAL);
+		/* b heard from a but never sent: known, idle, no packets */
+		cr_assert_eq(ops->peer_stats(b.ep, b.peer, &p, sizeof(p)), 0);
+		cr_assert_eq(p.tx_pkts, 0);
+	}
 	host_close(&a);
 	host_close(&b);
+}
+
+/* FI_SRD_STATS_DIR: a snapshot file that a running program keeps up to
+ * date, and whose last version stays behind after close. */
+Test(ep, stats_dir_snapshot, .timeout = 30)
+{
+	char dir[] = "/tmp/srd_stats_test.XXXXXX", path[256], line[512];
+	struct host a, b;
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	char out[5000], in[5000];
+	int peers = 0, paths = 0;
+	FILE *f;
+
+	cr_assert(mkdtemp(dir));
+	setenv("FI_SRD_STATS_DIR", dir, 1);
+	setenv("FI_SRD_STATS_INTERVAL_MS", "1", 1);
+	host_open(&a);
+	host_open(&b);
+	connect_pair(&a, &b);
+	memset(out, 7, sizeof(out));
+	cr_assert_eq(fi_recv(b.ep, in, sizeof(in), NULL, FI_ADDR_UNSPEC, in), 0);
+	cr_assert_eq(fi_send(a.ep, out, sizeof(out), NULL, a.peer, out), 0);
+	cr_assert_eq(wait_comp(&b, &e, &err, 5), 0);
+	cr_assert_eq(wait_comp(&a, &e, &err, 5), 0);
+	host_close(&a);
+	host_close(&b);
+	/* the first endpoint opened is 0: that was a, the sender */
+	snprintf(path, sizeof(path), "%s/srd-%d-0.stats", dir, (int)getpid());
+	f = fopen(path, "r");
+	cr_assert(f, "%s missing", path);
+	cr_assert(fgets(line, sizeof(line), f));
+	cr_assert_eq(strncmp(line, "srd ep ", 7), 0, "%s", line);
+	while (fgets(line, sizeof(line), f)) {
+		peers += !strncmp(line, "peer ", 5) &&
+			 strstr(line, "state ACTIVE");
+		paths += !strncmp(line, "  path ", 7);
+	}
+	fclose(f);
+	cr_assert_eq(peers, 1);
+	cr_assert_eq(paths, 16);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/srd-%d-1.stats", dir, (int)getpid());
+	cr_assert_eq(unlink(path), 0, "receiver's snapshot missing");
+	cr_assert_eq(rmdir(dir), 0, "stray files left in %s", dir);
+	unsetenv("FI_SRD_STATS_DIR");
 }

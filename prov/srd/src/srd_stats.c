@@ -1,0 +1,313 @@
+/*
+ * srd_stats.c: what the transport is doing, for people and tools: the
+ * fi_open_ops extension of fi_ext_srd.h (endpoint, peer and path
+ * counters), the report printed at close with FI_SRD_STATS=1, and the
+ * snapshot file written every FI_SRD_STATS_INTERVAL_MS under
+ * FI_SRD_STATS_DIR for fabtests' srd_stat.
+ * It only reads transport state; it must not change any of it.
+ */
+#include "config.h"
+#include "srd.h"
+#include <rdma/fi_ext_srd.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static void stats_ep_fill(const struct srd_ep *ep, struct fi_srd_ep_stats *st)
+{
+	const struct srd_tp_counters *c = &ep->tp.cnt;
+
+	st->tx_pkts = c->tx_pkts;
+	st->tx_bytes = c->tx_bytes;
+	st->retx_timeout = c->retx_timeout;
+	st->retx_fast = c->retx_fast;
+	st->tx_acks = c->tx_acks;
+	st->rx_acks = c->rx_acks;
+	st->rx_pkts = c->rx_pkts;
+	st->rx_bytes = c->rx_bytes;
+	st->rx_dup = c->rx_dup;
+	st->rx_refused = c->rx_refused;
+	st->rx_drop_malformed = c->rx_drop_malformed + ep->rx_drop_malformed;
+	st->rx_drop_unknown = c->rx_drop_unknown;
+	st->rx_drop_conn = c->rx_drop_conn;
+	st->rx_drop_window = c->rx_drop_window;
+	st->peers_failed = c->peers_failed;
+	st->peers = ep->tp.npeers;
+	st->rnr_sent = c->rnr_sent;
+	st->rnr_recv = c->rnr_recv;
+	st->cc_cuts = c->cc_cuts;
+	st->path_downs = c->path_downs;
+}
+
+static uint32_t stats_paths_down(const struct srd_tp *tp,
+				 const struct srd_tp_peer *peer)
+{
+	uint32_t down = 0;
+
+	for (uint16_t i = 0; i < tp->wire->npaths; i++)
+		down += peer->paths[i].state == SRD_TP_PATH_DOWN;
+	return down;
+}
+
+static void stats_peer_fill(const struct srd_tp *tp,
+			    const struct srd_tp_peer *peer,
+			    struct fi_srd_peer_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->tx_pkts = peer->tx_pkts;
+	st->tx_bytes = peer->tx_bytes;
+	st->retx_timeout = peer->retx_timeout;
+	st->retx_fast = peer->retx_fast;
+	st->rnr_recv = peer->rnr_recv;
+	st->cc_cuts = peer->cc_cuts;
+	st->srtt_ns = peer->srtt_ns;
+	st->rttvar_ns = peer->rttvar_ns;
+	st->rto_ns = peer->rto_ns;
+	st->base_rtt_ns = peer->base_rtt_ns;
+	st->last_net_rtt_ns = peer->last_fabric_rtt_ns;
+	st->cwnd = peer->cwnd;
+	st->inflight = peer->tx_inflight;
+	st->window = peer->tx_window;
+	st->state = peer->tx_state;
+	st->npaths = tp->wire->npaths;
+	st->paths_down = stats_paths_down(tp, peer);
+}
+
+static void stats_path_fill(const struct srd_tp_path *p,
+			    struct fi_srd_path_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->tx_pkts = p->tx_pkts;
+	st->tx_bytes = p->tx_bytes;
+	st->retx = p->retx;
+	st->losses = p->losses;
+	st->acked = p->acked;
+	st->srtt_ns = p->srtt_ns;
+	st->state = p->state == SRD_TP_PATH_DOWN ? FI_SRD_PATH_DOWN :
+						   FI_SRD_PATH_UP;
+	st->downs = p->downs;
+	st->loss_score = p->loss_score;
+}
+
+/* --- fi_open_ops ---------------------------------------------------------- */
+
+static int stats_ep(struct fid_ep *ep_fid, struct fi_srd_ep_stats *stats,
+		    size_t size)
+{
+	struct srd_ep *ep = srd_ep_of(ep_fid);
+	struct fi_srd_ep_stats st;
+
+	if (!stats)
+		return -FI_EINVAL;
+	srd_domain_lock(ep->dom);
+	stats_ep_fill(ep, &st);
+	srd_domain_unlock(ep->dom);
+	memcpy(stats, &st, size < sizeof(st) ? size : sizeof(st));
+	return 0;
+}
+
+/* The transport peer behind addr, without creating one; the caller holds
+ * the domain lock. */
+static int stats_find_peer(struct srd_ep *ep, fi_addr_t addr,
+			   struct srd_tp_peer **peer)
+{
+	const union srd_wire_addr *wa;
+
+	if (!ep->av || !ep->wire)
+		return -FI_ENODATA;
+	wa = srd_av_addr(ep->av, addr);
+	if (!wa)
+		return -FI_EINVAL;
+	*peer = srd_tp_peer_find(&ep->tp, wa);
+	return *peer ? 0 : -FI_ENODATA;
+}
+
+static int stats_peer(struct fid_ep *ep_fid, fi_addr_t addr,
+		      struct fi_srd_peer_stats *stats, size_t size)
+{
+	struct srd_ep *ep = srd_ep_of(ep_fid);
+	struct fi_srd_peer_stats st;
+	struct srd_tp_peer *peer;
+	int ret;
+
+	if (!stats)
+		return -FI_EINVAL;
+	srd_domain_lock(ep->dom);
+	ret = stats_find_peer(ep, addr, &peer);
+	if (!ret)
+		stats_peer_fill(&ep->tp, peer, &st);
+	srd_domain_unlock(ep->dom);
+	if (!ret)
+		memcpy(stats, &st, size < sizeof(st) ? size : sizeof(st));
+	return ret;
+}
+
+static int stats_path(struct fid_ep *ep_fid, fi_addr_t addr, uint32_t path,
+		      struct fi_srd_path_stats *stats, size_t size)
+{
+	struct srd_ep *ep = srd_ep_of(ep_fid);
+	struct fi_srd_path_stats st;
+	struct srd_tp_peer *peer;
+	int ret;
+
+	if (!stats)
+		return -FI_EINVAL;
+	srd_domain_lock(ep->dom);
+	ret = stats_find_peer(ep, addr, &peer);
+	if (!ret && path >= ep->tp.wire->npaths)
+		ret = -FI_EINVAL;
+	if (!ret)
+		stats_path_fill(&peer->paths[path], &st);
+	srd_domain_unlock(ep->dom);
+	if (!ret)
+		memcpy(stats, &st, size < sizeof(st) ? size : sizeof(st));
+	return ret;
+}
+
+static struct fi_srd_stats_ops srd_stats_ops = {
+	.size = sizeof(struct fi_srd_stats_ops),
+	.ep_stats = stats_ep,
+	.peer_stats = stats_peer,
+	.path_stats = stats_path,
+};
+
+int srd_stats_ops_open(const char *name, void **ops)
+{
+	if (strcmp(name, FI_SRD_STATS_OPS_NAME))
+		return -FI_ENOSYS;
+	*ops = &srd_stats_ops;
+	return 0;
+}
+
+/* --- text report ------------------------------------------------------------ */
+
+static const char *stats_state_str(uint32_t state)
+{
+	return srd_tp_tx_state_str((enum srd_tp_tx_state)state);
+}
+
+/* The whole report; the caller holds the domain lock. */
+static void stats_print(struct srd_ep *ep, FILE *f)
+{
+	struct fi_srd_ep_stats e;
+	char buf[64];
+
+	stats_ep_fill(ep, &e);
+	fprintf(f, "srd ep %s pid %d paths %u\n",
+		srd_wire_addr_str(&ep->wire->addr, buf, sizeof(buf)),
+		(int)getpid(), ep->wire->npaths);
+	fprintf(f, "ep tx_pkts %lu tx_bytes %lu retx_timeout %lu retx_fast %lu "
+		"rx_pkts %lu rx_bytes %lu rx_dup %lu tx_acks %lu rx_acks %lu "
+		"rnr_sent %lu rnr_recv %lu cc_cuts %lu path_downs %lu "
+		"peers %lu peers_failed %lu drop_malformed %lu drop_unknown "
+		"%lu drop_conn %lu drop_window %lu\n",
+		e.tx_pkts, e.tx_bytes, e.retx_timeout, e.retx_fast, e.rx_pkts,
+		e.rx_bytes, e.rx_dup, e.tx_acks, e.rx_acks, e.rnr_sent,
+		e.rnr_recv, e.cc_cuts, e.path_downs, e.peers, e.peers_failed,
+		e.rx_drop_malformed, e.rx_drop_unknown, e.rx_drop_conn,
+		e.rx_drop_window);
+	for (uint32_t i = 0; i < ep->tp.npeers; i++) {
+		struct srd_tp_peer *peer = ep->tp.peer_table[i];
+		struct fi_srd_peer_stats p;
+
+		if (!peer->tx_pkts)
+			continue;	/* only peers we sent to */
+		stats_peer_fill(&ep->tp, peer, &p);
+		fprintf(f, "peer %s state %s cwnd %.1f inflight %u "
+			"srtt_us %.1f base_rtt_us %.1f net_rtt_us %.1f "
+			"rto_us %.1f tx_pkts %lu tx_bytes %lu retx_timeout "
+			"%lu retx_fast %lu rnr_recv %lu cc_cuts %lu "
+			"paths_down %u\n",
+			srd_wire_addr_str(&peer->addr, buf, sizeof(buf)),
+			stats_state_str(p.state), p.cwnd, p.inflight,
+			p.srtt_ns / 1e3, p.base_rtt_ns / 1e3,
+			p.last_net_rtt_ns / 1e3, p.rto_ns / 1e3, p.tx_pkts,
+			p.tx_bytes, p.retx_timeout, p.retx_fast, p.rnr_recv,
+			p.cc_cuts, p.paths_down);
+		for (uint32_t j = 0; j < p.npaths; j++) {
+			struct fi_srd_path_stats s;
+
+			stats_path_fill(&peer->paths[j], &s);
+			fprintf(f, "  path %u %s tx_pkts %lu tx_bytes %lu retx "
+				"%lu losses %lu acked %lu srtt_us %.1f downs "
+				"%u score %u\n", j,
+				s.state == FI_SRD_PATH_DOWN ? "DOWN" : "UP",
+				s.tx_pkts, s.tx_bytes, s.retx, s.losses,
+				s.acked, s.srtt_ns / 1e3, s.downs,
+				s.loss_score);
+		}
+	}
+}
+
+/* Writes the snapshot next to its final name, then renames it: a reader
+ * never sees half a file. */
+static void stats_write_file(struct srd_ep *ep)
+{
+	char tmp[4200];
+	FILE *f;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", ep->stats_path) >=
+	    (int)sizeof(tmp))
+		return;
+	f = fopen(tmp, "w");
+	if (!f)
+		return;
+	stats_print(ep, f);
+	if (fclose(f) || rename(tmp, ep->stats_path))
+		unlink(tmp);
+}
+
+void srd_stats_ep_open(struct srd_ep *ep)
+{
+	static unsigned int ep_seq;
+	char path[4096];
+
+	if (!srd_params.stats_dir || !*srd_params.stats_dir)
+		return;
+	if (snprintf(path, sizeof(path), "%s/srd-%d-%u.stats",
+		     srd_params.stats_dir, (int)getpid(),
+		     __atomic_fetch_add(&ep_seq, 1, __ATOMIC_RELAXED)) >=
+	    (int)sizeof(path))
+		return;
+	ep->stats_path = strdup(path);
+	ep->stats_next_ns = 1;
+}
+
+void srd_stats_tick(struct srd_ep *ep)
+{
+	uint64_t now = srd_tp_now(&ep->tp);
+
+	if (now < ep->stats_next_ns)
+		return;
+	ep->stats_next_ns = now + (uint64_t)srd_params.stats_interval_ms *
+				  SRD_NS_PER_MS;
+	stats_write_file(ep);
+}
+
+void srd_stats_ep_close(struct srd_ep *ep)
+{
+	struct fi_srd_ep_stats st;
+
+	if (!ep->wire)
+		goto out;
+	stats_ep_fill(ep, &st);
+	SRD_INFO(FI_LOG_EP_CTRL, "transport: tx %lu pkts %lu bytes, "
+		 "retx %lu timeout %lu fast, acks %lu out %lu in; rx %lu pkts, "
+		 "%lu dup, %lu refused, dropped %lu malformed %lu unknown "
+		 "%lu conn %lu window; %lu peers, %lu failed; %lu pings; "
+		 "rnr %lu out %lu in; %lu cc cuts, %lu path downs\n",
+		 st.tx_pkts, st.tx_bytes, st.retx_timeout, st.retx_fast,
+		 st.tx_acks, st.rx_acks, st.rx_pkts, st.rx_dup, st.rx_refused,
+		 st.rx_drop_malformed, st.rx_drop_unknown, st.rx_drop_conn,
+		 st.rx_drop_window, st.peers, st.peers_failed,
+		 (unsigned long)ep->pings_sent, st.rnr_sent, st.rnr_recv,
+		 st.cc_cuts, st.path_downs);
+	if (srd_params.stats)
+		stats_print(ep, stderr);
+	if (ep->stats_path)
+		stats_write_file(ep);	/* the final figures stay behind */
+out:
+	free(ep->stats_path);
+	ep->stats_path = NULL;
+}
