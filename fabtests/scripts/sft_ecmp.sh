@@ -9,7 +9,7 @@
 #
 #   integrity  under LOSS1 and LOSS2 % (default 1, 5) loss on every link
 #              (every IPv4 packet, TCP too): sft_pingpong of one
-#              INTEG_PP_SIZE (16m) message each way, and sft_bw of
+#              INTEG_PP_SIZE (64m) message each way, and sft_bw of
 #              100,000 64-byte tagged messages (window 1000 x 100);
 #              the programs check every byte.
 #   spray      K=4, lossless, FI_SRD_PATHS=SPRAY_PATHS (16): sft_bw of
@@ -26,8 +26,8 @@
 #              some link with <= 2 of them about half of the time).
 #   failover   K=4, lossless: sft_bw of FAIL_MB (128) MiB without fault,
 #              then again, blackholing (silent drop, routes unchanged) the
-#              link that carried most bytes after 1 s.  Must complete;
-#              prints both times.
+#              link that carried most bytes once FAIL_AT (32) MB have
+#              crossed R1 (about 1 s).  Must complete; prints both times.
 #   incast     K=4, every link limited to INCAST_RATE (200) Mbit/s, 4
 #              A-side hosts: 4 sft_incast senders (INCAST_MSGS x
 #              INCAST_SIZE, 256 x 64k) into one receiver in B.  All must
@@ -36,9 +36,10 @@
 #              retransmitted per sender: retransmits must stay below
 #              INCAST_MAX_RETX_PCT (50) % of the packets sent.
 #   deadpeer   FI_SRD_PEER_TIMEOUT=PEER_TIMEOUT_MS (2000): an sft_bw
-#              client streams to a server that is killed (-9) after 1.5 s;
-#              the client must exit non-zero within the peer timeout plus
-#              DEAD_SLACK (3) s.
+#              client streams to a server that is killed (-9) once 20 MB
+#              have crossed R1; the client must exit non-zero through the
+#              provider (an error completion, not the OOB socket) within
+#              the peer timeout plus DEAD_SLACK (3) s.
 #   restart    as deadpeer, with sft_incast whose receiver binds the
 #              provider to a fixed address and port (-A 10.88.2.2:7471):
 #              after the kill a new receiver starts on the same provider
@@ -93,13 +94,14 @@ done
 # tunables (environment)
 LOSS1=${LOSS1:-1}
 LOSS2=${LOSS2:-5}
-INTEG_PP_SIZE=${INTEG_PP_SIZE:-16m}
+INTEG_PP_SIZE=${INTEG_PP_SIZE:-64m}
 SPRAY_PATHS=${SPRAY_PATHS:-16}
 SPRAY_MB=${SPRAY_MB:-256}
 SPRAY_MIN_SHARE=${SPRAY_MIN_SHARE:-15}
 SPRAY_TOL=${SPRAY_TOL:-5}
 SPRAY_STRICT=${SPRAY_STRICT:-0}
 FAIL_MB=${FAIL_MB:-128}
+FAIL_AT=${FAIL_AT:-32}
 INCAST_RATE=${INCAST_RATE:-200}
 INCAST_MSGS=${INCAST_MSGS:-256}
 INCAST_SIZE=${INCAST_SIZE:-64k}
@@ -276,6 +278,21 @@ pair() {
 # counters: "l1 r1_tx r2_tx r1_pkts r2_pkts loss bh" per link
 counters() { "$bed" -n "$name" counters | grep -v '^#'; }
 
+a2b_bytes() { counters | awk '{ s += $2 } END { print s + 0 }'; }
+
+# wait_flowing MB SECONDS PID: until R1 has sent MB more MB towards B
+# (the transfer runs); fails if PID ends or after SECONDS
+wait_flowing() {
+	local b0 i
+	b0=$(a2b_bytes)
+	for ((i = 0; i < $2 * 10; i++)); do
+		kill -0 "$3" 2>/dev/null || return 1
+		[ $(( $(a2b_bytes) - b0 )) -ge $(($1 * 1000000)) ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # case bookkeeping
 result() {	# PASS|FAIL|SKIP CASE TEXT
 	echo "$1 $2 $3"
@@ -299,7 +316,7 @@ mbs_of() {	# FILE: MB/s column of the last figure line of sft_bw/pingpong
 
 # ---------------------------------------------------------------------------
 case_integrity() {
-	local t0 loss ok=1 figs="" d0 d1 tmo=60 pp bw
+	local t0 loss ok=1 d0 d1 tmo=90 pp bw
 	need_time integrity 150 || return
 	t0=$(now)
 	for loss in "$LOSS1" "$LOSS2"; do
@@ -330,7 +347,6 @@ case_integrity() {
 		[ "$is_srd" = 1 ] && bw+=" [client $(retx_summary "$tmp/int$loss.bw.cli.err")]"
 		d1=$(counters | awk '{ s += $6 } END { print s + 0 }')
 		echo "  loss ${loss}%: $pp; $bw; bed dropped $((d1 - d0)) packets"
-		figs+=" ${loss}%:ok"
 		[ "$verbose" = 1 ] && { show "int$loss.pp"; show "int$loss.bw"; }
 	done
 	if [ "$ok" = 1 ]; then
@@ -413,7 +429,8 @@ case_spray() {
 }
 
 # bw_timed TAG MB [FAULT]: sft_bw of MB MiB; FAULT=1 blackholes the
-# busiest link after 1 s.  Sets srv_rc cli_rc secs bh_link
+# link that carried most once FAIL_AT MB have crossed R1.  Sets srv_rc
+# cli_rc secs bh_link bh_at
 bw_timed() {
 	local tag=$1 mb=$2 fault=${3:-0} s c t0 iters
 	iters=$(( (mb + 15) / 16 ))
@@ -431,7 +448,8 @@ bw_timed() {
 	if [ "$fault" = 1 ]; then
 		local b0
 		b0=$(counters)
-		sleep 1
+		wait_flowing "$FAIL_AT" 30 "$c"
+		bh_at=$(since "$t0")
 		bh_link=$(join <(echo "$b0" | awk '{print $1, $2}' | sort) \
 			       <(counters | awk '{print $1, $2}' | sort) |
 			  awk '{ print $3 - $2, $1 }' | sort -n | tail -n1 |
@@ -459,7 +477,7 @@ case_failover() {
 	base=$(mbs_of "$tmp/fo.base.cli")
 	bw_timed fo.fault "$FAIL_MB" 1
 	drops=$(counters | awk -v l="l$bh_link" '$1 == l { print $7 }')
-	echo "  no fault: $bsecs s ($base MB/s); l$bh_link blackholed after 1 s: $secs s ($(mbs_of "$tmp/fo.fault.cli") MB/s), $drops packets blackholed"
+	echo "  no fault: $bsecs s ($base MB/s); l$bh_link blackholed after $bh_at s: $secs s ($(mbs_of "$tmp/fo.fault.cli") MB/s), $drops packets blackholed"
 	[ "$is_srd" = 1 ] && echo "  client no fault: $(retx_summary "$tmp/fo.base.cli.err"); with fault: $(retx_summary "$tmp/fo.fault.cli.err")"
 	[ "$verbose" = 1 ] && show fo.fault
 	if [ "$srv_rc" = 0 ] && [ "$cli_rc" = 0 ]; then
@@ -539,11 +557,10 @@ case_deadpeer() {
 		-S 1m -W 16 -I 100000 -P "$port" -t 40 "$B_ADDR" \
 		>"$tmp/dead.cli" 2>"$tmp/dead.cli.err" &
 	c=$!
-	sleep 1.5
-	if ! kill -0 "$c" 2>/dev/null; then
+	if ! wait_flowing 20 20 "$c"; then
 		unset FI_SRD_PEER_TIMEOUT
 		show dead
-		result FAIL deadpeer "(client ended before the kill)"
+		result FAIL deadpeer "(the transfer did not get going)"
 		return
 	fi
 	kill -KILL "$s"
@@ -557,6 +574,8 @@ case_deadpeer() {
 	[ "$verbose" = 1 ] && show dead
 	if [ "${rcs[$c]}" = 0 ]; then
 		result FAIL deadpeer "(client passed although its server was killed)"
+	elif grep -q '^FAIL.*OOB' "$tmp/dead.cli"; then
+		result FAIL deadpeer "(client failed on the OOB socket, not through the provider)"
 	elif [ "${rcs[$c]}" = 124 ] || [ "${rcs[$c]}" = 137 ]; then
 		result FAIL deadpeer "(client hung: killed by timeout(1) after $secs s)"
 	elif awk -v a="$secs" -v l="$limit" 'BEGIN { exit !(a > l) }'; then
@@ -584,11 +603,10 @@ case_restart() {
 		-S 64k -I 1000000 -P "$port" -t 40 "$B_ADDR" \
 		>"$tmp/rs.snd1" 2>"$tmp/rs.snd1.err" &
 	s1=$!
-	sleep 1.5
-	if ! kill -0 "$s1" 2>/dev/null || ! kill -0 "$r1" 2>/dev/null; then
+	if ! wait_flowing 20 20 "$s1" || ! kill -0 "$r1" 2>/dev/null; then
 		unset FI_SRD_PEER_TIMEOUT
 		show rs
-		result FAIL restart "(first pair ended before the kill)"
+		result FAIL restart "(the first transfer did not get going)"
 		return
 	fi
 	kill -KILL "$r1"
@@ -615,6 +633,8 @@ case_restart() {
 	[ "$verbose" = 1 ] && show rs
 	if [ "${rcs[$s1]}" = 0 ]; then
 		ok=0; why+=" old sender passed;"
+	elif grep -q '^FAIL.*OOB' "$tmp/rs.snd1"; then
+		ok=0; why+=" old sender failed on the OOB socket, not through the provider;"
 	elif [ "${rcs[$s1]}" = 124 ] || [ "${rcs[$s1]}" = 137 ]; then
 		ok=0; why+=" old sender hung;"
 	elif awk -v a="$secs" -v l="$limit" 'BEGIN { exit !(a > l) }'; then

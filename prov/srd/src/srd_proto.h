@@ -89,10 +89,10 @@ struct srd_ack_hdr {
 static_assert(sizeof(struct srd_ack_hdr) == 16, "spec 5.3");
 #define SRD_ACK_SACK_MAX_BYTES	128	/* 1024 packets */
 /* Receiver not ready: the packet base.psn names was refused for want of
- * room; resend it after a backoff, not at once (spec 5.5). */
+ * room; resend it after a backoff, not at once (spec 6.8). */
 #define SRD_ACK_F_RNR		(1u << 0)
 /* delay_psn and host_delay_ns are valid: the sender subtracts the host
- * delay from that packet's RTT to see the network's delay (spec 5.6). */
+ * delay from that packet's RTT to see the network's delay (spec 5.14). */
 #define SRD_ACK_F_DELAY		(1u << 1)
 
 /* Spec section 6.1: message header flags. */

@@ -42,7 +42,7 @@
 #define SRD_TP_DUPTHRESH		3	/* later packets acked before a hole is resent */
 #define SRD_TP_RX_BATCH			32	/* datagrams per wire poll */
 
-/* Congestion control (spec 5.6): delay-based AIMD on a per-peer window. */
+/* Congestion control (spec 5.14): delay-based AIMD on a per-peer window. */
 #define SRD_TP_CWND_INIT_DEFAULT	32	/* packets */
 #define SRD_TP_CWND_MIN			1.0
 #define SRD_TP_CC_TARGET_NS_DEFAULT	(300 * SRD_NS_PER_US) /* over base RTT */
@@ -51,11 +51,11 @@
 #define SRD_TP_CC_MAX_MDF		0.5	/* largest cut per RTT */
 #define SRD_TP_BASE_RTT_AGE_NS		(10 * SRD_NS_PER_S)
 
-/* Receiver-not-ready backoff (spec 5.5). */
+/* Receiver-not-ready backoff (spec 6.8). */
 #define SRD_TP_RNR_MIN_NS		(50 * SRD_NS_PER_US)
 #define SRD_TP_RNR_MAX_NS		(10 * SRD_NS_PER_MS)
 
-/* Path health (spec 5.7). */
+/* Path health (spec 5.12). */
 #define SRD_TP_PATH_DOWN_AFTER		3	/* losses in a row, none acked */
 #define SRD_TP_PATH_PROBE_NS		(20 * SRD_NS_PER_MS)
 #define SRD_TP_PATH_LOSS_SCORE		64	/* added per loss, 1 off per ack */
@@ -298,7 +298,7 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 			   uint64_t now);
 void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		       uint32_t cum, const uint8_t *sack, uint32_t sack_bytes);
-/* An ack's delay echo: the network RTT of one packet (spec 5.6). */
+/* An ack's delay echo: the network RTT of one packet (spec 5.14). */
 void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 			 uint32_t psn, uint64_t host_delay_ns,
 			 uint64_t ack_rx_ns);

@@ -1,5 +1,5 @@
 /*
- * srd_tp_path.c: path choice and path health, per peer (spec 5.7).
+ * srd_tp_path.c: path choice and path health, per peer (spec 5.12).
  *
  * A path is one of the wire's source ports (on UDP: a socket of its own),
  * so each path to a peer may take a different route through an ECMP

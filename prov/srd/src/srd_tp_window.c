@@ -6,7 +6,7 @@
  * It owns tx_queue, tx_inflight_list, tx_lost and tx_ring of each peer;
  * it must not read packet payloads.
  *
- * Congestion control (spec 5.6) is delay based, after Swift: every acked
+ * Congestion control (spec 5.14) is delay based, after Swift: every acked
  * first transmission is an RTT sample; below base RTT + target the window
  * grows (doubling per RTT in slow start, then by SRD_TP_CC_AI packets per
  * RTT); above it the window shrinks in proportion to the excess delay, at
@@ -446,7 +446,7 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 	srd_tp_peer_rearm(tp, peer);
 }
 
-/* The receiver refused psn for want of room (spec 5.5): resend it after
+/* The receiver refused psn for want of room (spec 6.8): resend it after
  * a backoff that doubles while the receiver keeps refusing.  Not a
  * congestion signal, and not a loss of the path. */
 void srd_tp_window_rnr(struct srd_tp *tp, struct srd_tp_peer *peer,
