@@ -140,6 +140,7 @@ struct srd_tp_peer {
 	uint64_t rttvar_ns;
 	uint64_t rto_ns;		/* current, with backoff */
 	uint64_t ack_progress_ns;	/* last time an ack freed a packet */
+	uint64_t acked_sent_ns;		/* latest send time of a packet acked */
 	uint64_t last_heard_ns;		/* last valid packet from the peer */
 	uint32_t path_next;
 	uint32_t ack_path_next;

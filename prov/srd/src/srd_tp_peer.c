@@ -247,7 +247,19 @@ static void tp_hs_handle_resp(struct srd_tp *tp, struct srd_tp_peer *peer,
 	limit = hs->rx_bytes ? hs->rx_bytes / 2 : UINT64_MAX;
 	peer->tx_bytes_limit = limit < tp->wire->mtu ? tp->wire->mtu : limit;
 	srd_tp_cc_init(tp, peer);
-	/* The handshake round trip is the first RTT sample. */
+	/* The handshake round trip is the first RTT sample, and the first
+	 * base RTT of congestion control: taken before our data queues
+	 * anywhere, so that a sender that joins a busy bottleneck does not
+	 * take the queue for the path's length (and aim above the others). */
+	if (srd_tp_now(tp) > peer->hs_first_ns &&
+	    peer->hs_rto == SRD_TP_RTO_INIT_NS) {
+		uint64_t rtt = srd_tp_now(tp) - peer->hs_first_ns;
+
+		if (!peer->base_rtt_ns || rtt < peer->base_rtt_ns) {
+			peer->base_rtt_ns = rtt;
+			peer->base_rtt_at_ns = srd_tp_now(tp);
+		}
+	}
 	if (!peer->srtt_ns && srd_tp_now(tp) > peer->hs_first_ns &&
 	    peer->hs_rto == SRD_TP_RTO_INIT_NS) {
 		uint64_t rtt = srd_tp_now(tp) - peer->hs_first_ns;

@@ -60,8 +60,10 @@ void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
 		/* No room above us: say so now, so that the sender waits
 		 * instead of timing out and resending into the same wall. */
 		tp->cnt.rx_refused++;
+		if (!peer->rx_rnr || srd_seq_lt(peer->rx_refused_psn,
+						base->psn))
+			peer->rx_refused_psn = base->psn;
 		peer->rx_rnr = true;
-		peer->rx_refused_psn = base->psn;
 		tp_ack_schedule(tp, peer, true);
 		return;
 	}
@@ -95,13 +97,15 @@ void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		return;
 	}
 	tp->cnt.rx_acks++;
-	/* The delay echo first: the packet it names may be acked below. */
+	/* The delay echo first: the packet it names may be acked below;
+	 * refusals before the bitmap, so that refused packets are not
+	 * taken for losses. */
 	if (ack->flags & SRD_ACK_F_DELAY)
 		srd_tp_window_delay(tp, peer, ack->delay_psn,
 				    ack->host_delay_ns, rx_ns);
-	srd_tp_window_ack(tp, peer, base->ack_psn, sack, ack->sack_bytes);
 	if (ack->flags & SRD_ACK_F_RNR)
 		srd_tp_window_rnr(tp, peer, base->psn);
+	srd_tp_window_ack(tp, peer, base->ack_psn, sack, ack->sack_bytes);
 }
 
 static void tp_ack_clear(struct srd_tp *tp, struct srd_tp_peer *peer)

@@ -370,6 +370,8 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 	tp_cc_on_ack(tp, peer);
 	if (pkt->flags & SRD_TP_PKT_F_LOST)
 		peer->tx_lost_cnt--;
+	if (pkt->sent_ns > peer->acked_sent_ns)
+		peer->acked_sent_ns = pkt->sent_ns;
 	peer->ack_progress_ns = now;
 	peer->rnr_backoff_ns = 0;
 	peer->tx_ring[pkt->psn % SRD_TP_WINDOW_MAX] = NULL;
@@ -391,6 +393,10 @@ static void tp_fast_retransmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 
 		if (!pkt || (pkt->flags & (SRD_TP_PKT_F_FAST_RETX |
 					   SRD_TP_PKT_F_LOST)))
+			continue;
+		/* A copy sent after everything acked so far may still be on
+		 * its way: psns overtake it, time does not (as in RACK). */
+		if (pkt->sent_ns >= peer->acked_sent_ns)
 			continue;
 		/* Overtaken by three later packets: lost, not late. */
 		srd_tp_path_lost(tp, peer, pkt->path, now);
@@ -446,26 +452,30 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 	srd_tp_peer_rearm(tp, peer);
 }
 
-/* The receiver refused psn for want of room (spec 6.8): resend it after
- * a backoff that doubles while the receiver keeps refusing.  Not a
- * congestion signal, and not a loss of the path. */
+/* The receiver refused psn, the highest it refused since its last ack,
+ * for want of room (spec 6.8).  Everything up to psn that the ack did
+ * not cover was refused too, or is still on its way and will be dropped
+ * as a duplicate: resend it all after a backoff that doubles while the
+ * receiver keeps refusing.  Not a congestion signal, and no path's loss. */
 void srd_tp_window_rnr(struct srd_tp *tp, struct srd_tp_peer *peer,
 		       uint32_t psn)
 {
-	struct srd_tp_pkt *pkt;
 	uint64_t now = srd_tp_now(tp);
 
 	if (peer->tx_state != SRD_TP_TX_ACTIVE ||
 	    srd_seq_lt(psn, peer->tx_una) ||
 	    !srd_seq_lt(psn, peer->tx_next_psn))
 		return;
-	pkt = peer->tx_ring[psn % SRD_TP_WINDOW_MAX];
-	if (!pkt || (pkt->flags & SRD_TP_PKT_F_LOST))
-		return;
 	peer->rnr_recv++;
 	tp->cnt.rnr_recv++;
-	tp_mark_lost(peer, pkt);
-	pkt->retries++;		/* its ack is ambiguous from now on */
+	for (uint32_t p = peer->tx_una; p != psn + 1; p++) {
+		struct srd_tp_pkt *pkt = peer->tx_ring[p % SRD_TP_WINDOW_MAX];
+
+		if (!pkt || (pkt->flags & SRD_TP_PKT_F_LOST))
+			continue;
+		tp_mark_lost(peer, pkt);
+		pkt->retries++;		/* its ack is ambiguous from now on */
+	}
 	peer->rnr_backoff_ns = peer->rnr_backoff_ns ?
 			       peer->rnr_backoff_ns * 2 : SRD_TP_RNR_MIN_NS;
 	if (peer->rnr_backoff_ns > SRD_TP_RNR_MAX_NS)

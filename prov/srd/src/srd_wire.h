@@ -94,6 +94,11 @@ struct srd_memnet_attr {
 	uint64_t delay_ns;	/* base one-way delay */
 	uint64_t jitter_ns;	/* uniform extra delay: reorders packets */
 	uint32_t mtu;
+	/* A bottleneck in front of every receiver (incast): datagrams to one
+	 * wire queue behind each other at link_bytes_per_us; one that would
+	 * wait longer than queue_bytes take to drain is dropped.  0: none. */
+	uint32_t link_bytes_per_us;
+	uint32_t queue_bytes;
 };
 int srd_memnet_open(const struct srd_memnet_attr *attr,
 		    struct srd_memnet **net);
@@ -101,12 +106,18 @@ void srd_memnet_close(struct srd_memnet *net);
 /* Changes fault rates mid-run (for tests that heal a network). */
 void srd_memnet_set_faults(struct srd_memnet *net, uint32_t loss_ppm,
 			   uint32_t dup_ppm);
+/* Drops every datagram sent on a path whose bit is set (paths < 64): a
+ * black-holed ECMP link, in both directions. */
+void srd_memnet_set_path_drop(struct srd_memnet *net, uint64_t path_mask);
 uint64_t srd_memnet_now(const struct srd_memnet *net);
 void srd_memnet_advance(struct srd_memnet *net, uint64_t ns);
 /* Time of the next packet delivery, or UINT64_MAX. */
 uint64_t srd_memnet_next_event(const struct srd_memnet *net);
 struct srd_memnet_stats {
 	uint64_t sent, dropped, duplicated, delivered;
+	uint64_t queue_drops;		/* dropped by a full bottleneck queue */
+	uint64_t path_drops;		/* dropped by the path mask */
+	uint64_t queue_max_ns;		/* longest wait in a bottleneck queue */
 };
 void srd_memnet_stats(const struct srd_memnet *net,
 		      struct srd_memnet_stats *stats);

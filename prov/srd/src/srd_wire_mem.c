@@ -36,6 +36,7 @@ struct srd_wire_mem {
 	struct srd_dlist rxq;
 	struct memnet_pkt *held[32];	/* handed out by the last poll */
 	int nheld;
+	uint64_t link_busy_until;	/* the bottleneck in front of it */
 };
 
 struct srd_memnet {
@@ -46,7 +47,11 @@ struct srd_memnet {
 	struct srd_heap in_flight;
 	struct srd_dlist wires;
 	struct srd_memnet_stats stats;
+	uint64_t path_drop;
 };
+
+static struct srd_wire_mem *memnet_find(struct srd_memnet *net,
+					const union srd_wire_addr *addr);
 
 int srd_memnet_open(const struct srd_memnet_attr *attr,
 		    struct srd_memnet **net_out)
@@ -85,6 +90,11 @@ void srd_memnet_set_faults(struct srd_memnet *net, uint32_t loss_ppm,
 	net->attr.dup_ppm = dup_ppm;
 }
 
+void srd_memnet_set_path_drop(struct srd_memnet *net, uint64_t path_mask)
+{
+	net->path_drop = path_mask;
+}
+
 uint64_t srd_memnet_now(const struct srd_memnet *net)
 {
 	return net->now;
@@ -113,13 +123,48 @@ static inline struct srd_wire_mem *wire_mem(struct srd_wire *wire)
 	return srd_container_of(wire, struct srd_wire_mem, wire);
 }
 
+/* The bottleneck queue in front of the receiver: how long this datagram
+ * waits there, or UINT64_MAX when the queue is full (tail drop). */
+static uint64_t memnet_queue(struct srd_memnet *net,
+			     const union srd_wire_addr *dst, size_t len)
+{
+	struct srd_wire_mem *to;
+	uint64_t start, wait, limit_ns;
+
+	if (!net->attr.link_bytes_per_us)
+		return 0;
+	to = memnet_find(net, dst);
+	if (!to)
+		return 0;
+	start = to->link_busy_until > net->now ? to->link_busy_until :
+						  net->now;
+	wait = start - net->now;
+	limit_ns = (uint64_t)net->attr.queue_bytes * 1000 /
+		   net->attr.link_bytes_per_us;
+	if (net->attr.queue_bytes && wait > limit_ns)
+		return UINT64_MAX;
+	to->link_busy_until = start + (uint64_t)len * 1000 /
+				      net->attr.link_bytes_per_us;
+	if (wait > net->stats.queue_max_ns)
+		net->stats.queue_max_ns = wait;
+	return to->link_busy_until - net->now;
+}
+
 static int memnet_enqueue(struct srd_memnet *net, const union srd_wire_addr *src,
 			  const struct srd_wire_tx *tx, size_t len)
 {
-	struct memnet_pkt *pkt = malloc(sizeof(*pkt) + len);
-	uint64_t delay = net->attr.delay_ns;
+	uint64_t delay = net->attr.delay_ns, queued;
+	struct memnet_pkt *pkt;
 	size_t off = 0;
 
+	queued = memnet_queue(net, tx->dst, len);
+	if (queued == UINT64_MAX) {
+		net->stats.queue_drops++;
+		net->stats.dropped++;
+		return 0;
+	}
+	delay += queued;
+	pkt = malloc(sizeof(*pkt) + len);
 	if (!pkt)
 		return -ENOMEM;
 	for (int i = 0; i < tx->iovcnt; i++) {
@@ -151,6 +196,11 @@ static int mem_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
 		for (int j = 0; j < tx[i].iovcnt; j++)
 			len += tx[i].iov[j].iov_len;
 		net->stats.sent++;
+		if (tx[i].path < 64 && (net->path_drop >> tx[i].path & 1)) {
+			net->stats.path_drops++;
+			net->stats.dropped++;
+			continue;
+		}
 		if (len > wire->mtu ||
 		    srd_rng_chance_ppm(&net->rng, net->attr.loss_ppm)) {
 			net->stats.dropped++;

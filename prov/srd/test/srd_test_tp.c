@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NODES_MAX 4
+#define NODES_MAX 6
 
 struct test_pkt {
 	struct srd_tp_pkt tp;
@@ -33,7 +33,12 @@ struct test_node {
 	uint32_t acked, failed;
 	uint32_t rx_restarts, tx_failures;
 	int refuse_next;	/* refuse this many packets with -EAGAIN */
+	uint64_t last_rx_ns;	/* virtual time of the last delivery */
+	uint64_t max_gap_ns;	/* longest time between two deliveries */
+	uint64_t last_ack_ns;	/* virtual time of the last ack (sender) */
 };
+
+static uint64_t cfg_cc_target_ns = SRD_TP_CC_TARGET_NS_DEFAULT;
 
 static struct srd_memnet *net;
 static struct test_node nodes[NODES_MAX];
@@ -57,6 +62,10 @@ static int t_recv(void *ctx, struct srd_tp_peer *peer, const uint8_t *pkt,
 			     (uint8_t)(id + i), "byte %zu of packet %u", i, id);
 	node->seen[id]++;
 	node->delivered++;
+	if (node->last_rx_ns &&
+	    srd_memnet_now(net) - node->last_rx_ns > node->max_gap_ns)
+		node->max_gap_ns = srd_memnet_now(net) - node->last_rx_ns;
+	node->last_rx_ns = srd_memnet_now(net);
 	(void)peer;
 	return 0;
 }
@@ -68,10 +77,12 @@ static void t_done(void *ctx, struct srd_tp_pkt *pkt, int err)
 
 	tpkt->done_calls++;
 	tpkt->done_err = err;
-	if (err)
+	if (err) {
 		node->failed++;
-	else
+	} else {
 		node->acked++;
+		node->last_ack_ns = srd_memnet_now(net);
+	}
 }
 
 static void t_peer_event(void *ctx, struct srd_tp_peer *peer,
@@ -111,6 +122,7 @@ static void node_open(int i, uint16_t npaths, uint64_t peer_timeout_ns)
 
 	srd_tp_cfg_default(&cfg);
 	cfg.peer_timeout_ns = peer_timeout_ns;
+	cfg.cc_target_ns = cfg_cc_target_ns;
 	cr_assert_eq(srd_wire_mem_open(net, &a, npaths, &nodes[i].wire), 0);
 	cr_assert_eq(srd_tp_init(&nodes[i].tp, nodes[i].wire, &cfg, &t_ops,
 				 &nodes[i]), 0);
@@ -286,7 +298,14 @@ Test(tp, refused_packets_are_resent_not_lost)
 	nodes[1].refuse_next = 50;
 	pkts = run_transfer(500, 60 * SRD_NS_PER_S);
 	assert_exactly_once(pkts, 500);
-	cr_assert_eq(nodes[1].tp.cnt.rx_refused, 50);
+	cr_assert_geq(nodes[1].tp.cnt.rx_refused, 50);
+	/* The receiver said so (RNR acks), and the sender waited and
+	 * resent instead of timing out or calling it congestion. */
+	cr_assert_gt(nodes[1].tp.cnt.rnr_sent, 0);
+	cr_assert_eq(nodes[0].tp.cnt.rnr_recv, nodes[1].tp.cnt.rnr_sent);
+	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, 0);
+	cr_assert_eq(nodes[0].tp.cnt.cc_cuts, 0);
+	cr_assert_eq(nodes[0].tp.cnt.path_downs, 0);
 	free(pkts);
 	teardown_all();
 }
@@ -452,4 +471,180 @@ Test(tp, restart_of_a_silent_peer_fails_sends_at_once)
 	cr_assert_gt(nodes[0].tp.cnt.rx_drop_conn, 0);
 	free(pkts);
 	teardown_all();
+}
+
+/* Sends count packets from node `from` to node 1 (not started: the
+ * caller steps). */
+static void send_burst(int from, int to, struct test_pkt *pkts,
+		       uint32_t count)
+{
+	union srd_wire_addr a = node_addr(to);
+	struct srd_tp_peer *peer = srd_tp_peer_get(&nodes[from].tp, &a);
+
+	cr_assert_not_null(peer);
+	for (uint32_t id = 0; id < count; id++)
+		srd_tp_send(&nodes[from].tp, peer, &pkts[id].tp);
+}
+
+/* One of 16 paths black-holed in both directions (an ECMP link that
+ * drops everything): the transfer completes, delivery never stalls for
+ * long, the path is taken down and carries almost nothing from then on;
+ * once the link heals, a probe brings the path back. */
+Test(tp, black_holed_path_goes_down_and_comes_back)
+{
+	const uint32_t count = 20000;
+	struct test_pkt *pkts = make_pkts(count, 200);
+	union srd_wire_addr a1 = node_addr(1);
+	struct srd_tp_peer *peer;
+	struct srd_tp_path *bad;
+	uint64_t bad_pkts, total_pkts = 0;
+
+	setup_net(0, 0, 0);
+	node_open(0, 16, 5 * SRD_NS_PER_S);
+	node_open(1, 16, 5 * SRD_NS_PER_S);
+	srd_memnet_set_path_drop(net, 1u << 5);
+	send_burst(0, 1, pkts, count);
+	while (nodes[0].acked + nodes[0].failed < count &&
+	       srd_memnet_now(net) < 10 * SRD_NS_PER_S)
+		step(2);
+	assert_exactly_once(pkts, count);
+	peer = srd_tp_peer_find(&nodes[0].tp, &a1);
+	bad = &peer->paths[5];
+	cr_assert_eq(bad->state, SRD_TP_PATH_DOWN);
+	cr_assert_geq(bad->downs, 1);
+	cr_assert_eq(nodes[0].tp.cnt.path_downs, bad->downs);
+	for (int i = 0; i < 16; i++) {
+		total_pkts += peer->paths[i].tx_pkts;
+		if (i != 5)
+			cr_assert_eq(peer->paths[i].state, SRD_TP_PATH_UP,
+				     "path %d", i);
+	}
+	/* 1/16 of the traffic would be 6 %; down after 3 losses, then
+	 * probes only. */
+	cr_assert_lt(bad->tx_pkts * 100, total_pkts,
+		     "black-holed path carried %lu of %lu packets",
+		     bad->tx_pkts, total_pkts);
+	/* SACKs repair the holes long before a timeout: no stall. */
+	cr_assert_lt(nodes[1].max_gap_ns, 2 * SRD_NS_PER_MS,
+		     "delivery stalled %lu ns", nodes[1].max_gap_ns);
+
+	/* The link heals: after a probe interval the path is used again. */
+	srd_memnet_set_path_drop(net, 0);
+	srd_memnet_advance(net, 2 * SRD_TP_PATH_PROBE_NS);
+	memset(nodes[1].seen, 0, nodes[1].nseen);
+	nodes[0].acked = nodes[1].delivered = 0;
+	for (uint32_t i = 0; i < count; i++)
+		pkts[i].done_calls = 0;
+	bad_pkts = bad->tx_pkts;
+	send_burst(0, 1, pkts, count);
+	while (nodes[0].acked < count &&
+	       srd_memnet_now(net) < 20 * SRD_NS_PER_S)
+		step(2);
+	assert_exactly_once(pkts, count);
+	cr_assert_eq(bad->state, SRD_TP_PATH_UP);
+	cr_assert_gt((bad->tx_pkts - bad_pkts) * 50, count,
+		     "healed path carried only %lu of %u packets",
+		     bad->tx_pkts - bad_pkts, count);
+	free(pkts);
+	teardown_all();
+}
+
+/* Four senders into one receiver behind a 1 GB/s link with a 128 KB
+ * queue (incast).  Runs once without and once with congestion control
+ * (target 20 us) on the same seed; with it, the queue stays short, the
+ * drops nearly vanish, goodput stays near the link rate, and no sender
+ * starves. */
+struct incast_result {
+	uint64_t drops, queue_max_ns, retx, elapsed_ns;
+	uint64_t first_done_ns, last_done_ns;
+};
+
+static void run_incast(uint64_t cc_target_ns, uint32_t count,
+		       struct incast_result *res)
+{
+	struct srd_memnet_attr attr = {
+		.seed = 7, .delay_ns = 5000, .mtu = 4096,
+		.link_bytes_per_us = 1000, .queue_bytes = 128 * 1024,
+	};
+	struct test_pkt *pkts[4];
+	struct srd_memnet_stats st;
+	uint64_t t0;
+	bool all;
+
+	cfg_cc_target_ns = cc_target_ns;
+	cr_assert_eq(srd_memnet_open(&attr, &net), 0);
+	for (int i = 0; i < 5; i++)
+		node_open(i, 4, 10 * SRD_NS_PER_S);
+	t0 = srd_memnet_now(net);
+	for (int s = 0; s < 4; s++) {
+		pkts[s] = make_pkts(count, 256);
+		send_burst(s + 1, 0, pkts[s], count);
+	}
+	do {
+		step(5);
+		all = true;
+		for (int s = 1; s <= 4; s++)
+			all = all && nodes[s].acked + nodes[s].failed >= count;
+	} while (!all && srd_memnet_now(net) < 30 * SRD_NS_PER_S);
+	srd_memnet_stats(net, &st);
+	memset(res, 0, sizeof(*res));
+	res->drops = st.queue_drops;
+	res->queue_max_ns = st.queue_max_ns;
+	res->first_done_ns = UINT64_MAX;
+	for (int s = 1; s <= 4; s++) {
+		uint64_t done = nodes[s].last_ack_ns - t0;
+
+		cr_assert_eq(nodes[s].acked, count, "sender %d: %u acked", s,
+			     nodes[s].acked);
+		res->retx += nodes[s].tp.cnt.retx_timeout +
+			     nodes[s].tp.cnt.retx_fast;
+		if (done < res->first_done_ns)
+			res->first_done_ns = done;
+		if (done > res->last_done_ns)
+			res->last_done_ns = done;
+		cr_log_info("sender %d: done %.2f ms, %lu cuts, %lu resent",
+			    s, done / 1e6, nodes[s].tp.cnt.cc_cuts,
+			    nodes[s].tp.cnt.retx_timeout +
+			    nodes[s].tp.cnt.retx_fast);
+	}
+	/* Every packet of every sender arrived once (ids overlap across
+	 * senders: 4 each). */
+	cr_assert_eq(nodes[0].delivered, 4 * count);
+	for (uint32_t id = 0; id < count; id++)
+		cr_assert_eq(nodes[0].seen[id], 4, "packet %u", id);
+	res->elapsed_ns = res->last_done_ns;
+	for (int s = 0; s < 4; s++)
+		free(pkts[s]);
+	teardown_all();
+	cfg_cc_target_ns = SRD_TP_CC_TARGET_NS_DEFAULT;
+}
+
+Test(tp, incast_congestion_control_bounds_the_queue)
+{
+	const uint32_t count = 20000;
+	struct incast_result off, on;
+	/* bytes on the wire per packet: base header + 256 B payload */
+	uint64_t bytes = 4ULL * count * (sizeof(struct srd_base_hdr) + 256);
+	uint64_t ideal_ns = bytes * 1000 / 1000;	/* 1000 B/us */
+
+	run_incast(0, count, &off);
+	run_incast(20 * SRD_NS_PER_US, count, &on);
+	cr_log_info("incast: no CC: %lu drops, queue max %lu us, %lu resent, "
+		    "%.2f ms; CC: %lu drops, queue max %lu us, %lu resent, "
+		    "%.2f ms; ideal %.2f ms", off.drops, off.queue_max_ns / 1000,
+		    off.retx, off.elapsed_ns / 1e6, on.drops,
+		    on.queue_max_ns / 1000, on.retx, on.elapsed_ns / 1e6,
+		    ideal_ns / 1e6);
+	cr_assert_gt(off.drops, 0, "the bed must overflow without CC");
+	cr_assert_lt(on.drops * 10, off.drops + 10,
+		     "CC: %lu drops vs %lu without", on.drops, off.drops);
+	cr_assert_lt(on.retx * 10, off.retx + 10);
+	/* goodput: within 25 % of the link rate */
+	cr_assert_lt(on.elapsed_ns, ideal_ns + ideal_ns / 4,
+		     "%lu ns for an ideal %lu", on.elapsed_ns, ideal_ns);
+	/* no starvation: the first sender done is not done long before the
+	 * last (fair shares finish together) */
+	cr_assert_gt(on.first_done_ns * 10, on.last_done_ns * 7,
+		     "first sender done at %lu ns, last at %lu ns",
+		     on.first_done_ns, on.last_done_ns);
 }
