@@ -49,6 +49,7 @@
 #define SRD_TP_CC_AI			1.0	/* packets per RTT below target */
 #define SRD_TP_CC_BETA			0.8	/* decrease per unit of excess delay */
 #define SRD_TP_CC_MAX_MDF		0.5	/* largest cut per RTT */
+#define SRD_TP_CC_LOSS_MDF		0.1	/* cut on loss with short queues */
 #define SRD_TP_BASE_RTT_AGE_NS		(10 * SRD_NS_PER_S)
 
 /* Receiver-not-ready backoff (spec 6.8). */
@@ -154,6 +155,8 @@ struct srd_tp_peer {
 	uint64_t base_rtt_at_ns;
 	uint64_t cc_cut_ns;		/* last decrease: at most one per RTT */
 	bool cc_above;			/* the last delay sample was over target */
+	uint32_t cc_losses;		/* fast retransmits in this RTT */
+	uint64_t cc_loss_epoch_ns;
 	uint64_t last_fabric_rtt_ns;	/* RTT less the receiver's host delay */
 	uint64_t rnr_until_ns;		/* the receiver pushed back: wait */
 	uint64_t rnr_backoff_ns;

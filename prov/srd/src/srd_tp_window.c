@@ -11,7 +11,9 @@
  * grows (doubling per RTT in slow start, then by SRD_TP_CC_AI packets per
  * RTT); above it the window shrinks in proportion to the excess delay, at
  * most once per RTT and by at most SRD_TP_CC_MAX_MDF.  Loss is the
- * secondary signal: a SACK hole cuts like the largest delay cut, a
+ * secondary signal: SACK holes cut like the largest delay cut when the
+ * delay is over target too, by SRD_TP_CC_LOSS_MDF when more than ~3 % of
+ * the window is lost in an RTT, and not at all otherwise; a
  * retransmit timeout drops the window to one packet and restarts slow
  * start up to half the old window.  Packets a timeout declares lost are
  * resent within the window, oldest first, not all at once: resending a
@@ -132,11 +134,28 @@ void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 	tp_cc_on_delay(tp, peer, rtt, ack_rx_ns);
 }
 
+/* Loss is the second signal.  With queueing delay over target it is
+ * overflow: cut hard.  With short queues a loss or two per RTT is more
+ * likely a lossy link or path (path health steers around those), and a
+ * cut would only cost goodput; more than about 3 % of the window lost
+ * in one RTT is overflow somewhere the delay does not show (a full
+ * socket buffer in the receiving host): cut a little. */
 static void tp_cc_on_loss(struct srd_tp *tp, struct srd_tp_peer *peer,
-			  uint64_t now)
+			  uint32_t nlost, uint64_t now)
 {
-	if (tp->cfg.cc_target_ns && tp_cc_may_cut(peer, now))
+	if (!tp->cfg.cc_target_ns)
+		return;
+	if (now - peer->cc_loss_epoch_ns >= peer->srtt_ns) {
+		peer->cc_loss_epoch_ns = now;
+		peer->cc_losses = 0;
+	}
+	peer->cc_losses += nlost;
+	if (!tp_cc_may_cut(peer, now))
+		return;
+	if (peer->cc_above)
 		tp_cc_cut(tp, peer, 1.0 - SRD_TP_CC_MAX_MDF, now);
+	else if (peer->cc_losses > 1 + peer->cwnd / 32)
+		tp_cc_cut(tp, peer, 1.0 - SRD_TP_CC_LOSS_MDF, now);
 }
 
 static void tp_cc_on_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
@@ -385,7 +404,7 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 static void tp_fast_retransmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 			       uint32_t highest_sacked, uint64_t now)
 {
-	bool lost = false;
+	uint32_t lost = 0;
 
 	for (uint32_t psn = peer->tx_una;
 	     srd_seq_lt(psn + SRD_TP_DUPTHRESH, highest_sacked + 1); psn++) {
@@ -404,10 +423,10 @@ static void tp_fast_retransmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 		tp_retransmit(tp, peer, pkt, now);
 		peer->retx_fast++;
 		tp->cnt.retx_fast++;
-		lost = true;
+		lost++;
 	}
 	if (lost)
-		tp_cc_on_loss(tp, peer, now);
+		tp_cc_on_loss(tp, peer, lost, now);
 }
 
 void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
