@@ -2,7 +2,8 @@
  * sft_bw: streaming bandwidth.  For each size the client posts a window
  * of sends (-W, default 64, capped so a window holds <= 64 MiB), waits
  * for all send completions and for a small ack from the server; -I
- * windows per size.  Prints MB/s per size.
+ * windows per size.  Prints MB/s per size; the server also prints the
+ * longest time between two of its receive completions (a stall).
  *
  * Checks: every send completion (op_context belongs to the window, each
  * exactly once, FI_SEND|FI_MSG/FI_TAGGED); every receive completion
@@ -31,6 +32,7 @@ struct bw {
 	struct sft_buf ack;
 	struct fi_context2 ackctx;
 	char *seen;
+	uint64_t last_rx_us, max_gap_us;	/* server: stalls */
 };
 
 static uint64_t tag_of(int w, int slot)
@@ -95,6 +97,13 @@ static void collect(struct bw *b, int s, int w, int rx)
 	memset(b->seen, 0, (size_t)b->wnd);
 	for (k = 0; k < b->wnd; k++) {
 		sft_wait_ok(&b->c, rx ? &b->c.rxcq : &b->c.txcq, &e);
+		if (rx) {
+			uint64_t now = sft_now_us();
+
+			if (b->last_rx_us && now - b->last_rx_us > b->max_gap_us)
+				b->max_gap_us = now - b->last_rx_us;
+			b->last_rx_us = now;
+		}
 		i = claim_slot(b, s, e.op_context, rx ? "recv" : "send");
 		memset(&x, 0, sizeof(x));
 		x.ctx = e.op_context;
@@ -229,6 +238,9 @@ int main(int argc, char **argv)
 	sft_expect_quiet(&b.c, &b.c.rxcq, 0);
 	sft_expect_quiet(&b.c, &b.c.txcq, 0);
 	sft_oob_sync(&b.c);
+	if (o.server)
+		printf("longest gap between receive completions: %lu us\n",
+		       (unsigned long)b.max_gap_us);
 	sft_buf_free(&b.ack);
 	sft_teardown(&b.c);
 	sft_pass("%s %d sizes x %d windows", o.tagged ? "tagged" : "msg",

@@ -6,14 +6,16 @@
  * direction) byte for byte on the receiver, the send completion
  * (op_context, FI_SEND|FI_MSG or FI_SEND|FI_TAGGED) and the receive
  * completion (op_context, FI_RECV|..., len, tag) on both sides.
- * Prints the half round-trip latency per size (busy polling; data
- * fill/verify is kept out of the timed section where possible).
+ * Prints the half round-trip latency per size, mean and the 50th, 99th
+ * and 99.9th percentiles and maximum of the iterations (busy polling;
+ * data fill/verify is kept out of the timed section where possible).
  * Sizes above 1 MiB run fewer iterations: max(1, I / (size / 1 MiB)).
  * An untimed 1-byte round trip first takes connection setup out of the
  * numbers.
  */
 #include "sft_common.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 struct pingpong {
@@ -21,7 +23,27 @@ struct pingpong {
 	struct sft_buf tx, rx[2];
 	struct fi_context2 txctx, rxctx[2];
 	int tagged;
+	uint64_t *rtt_us;	/* client: per iteration of the current size */
 };
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Half round trip at percentile pct of the n sorted samples. */
+static double pct_half(const uint64_t *sorted, int n, double pct)
+{
+	int i = (int)(pct / 100.0 * n + 0.999999) - 1;
+
+	if (i < 0)
+		i = 0;
+	if (i >= n)
+		i = n - 1;
+	return sorted[i] / 2.0;
+}
 
 static uint64_t seed_of(size_t size, int iter, int dir)
 {
@@ -58,7 +80,7 @@ static void verify_or_die(struct sft_buf *b, size_t size, uint64_t seed,
 static double run_client(struct pingpong *pp, int sidx, size_t size, int n)
 {
 	struct sft_ctx *c = &pp->c;
-	uint64_t t0, total = 0;
+	uint64_t t0, rtt, total = 0;
 	int i;
 
 	sft_step("client: %zu-byte ping-pong, %d iterations", size, n);
@@ -72,7 +94,10 @@ static double run_client(struct pingpong *pp, int sidx, size_t size, int n)
 		sft_wait_send(c, pp->tagged, &pp->txctx, "client send");
 		sft_wait_recv(c, pp->tagged, &pp->rxctx[0], size,
 			      tag_of(sidx, i, 1), "client recv");
-		total += sft_now_us() - t0;
+		rtt = sft_now_us() - t0;
+		total += rtt;
+		if (pp->rtt_us)
+			pp->rtt_us[i] = rtt;
 		verify_or_die(&pp->rx[0], size, seed_of(size, i, 1), i);
 	}
 	return (double)total / n / 2.0;
@@ -137,9 +162,15 @@ int main(int argc, char **argv)
 		run_server(&pp, 0xff, 1, 1);
 	else
 		run_client(&pp, 0xff, 1, 1);
-	if (!o.server)
-		printf("%-10s %8s %12s %10s  (%s)\n", "bytes", "iters",
-		       "half-rtt_us", "MB/s", o.tagged ? "tagged" : "msg");
+	if (!o.server) {
+		pp.rtt_us = calloc((size_t)o.iters, sizeof(*pp.rtt_us));
+		if (!pp.rtt_us)
+			sft_die("out of memory");
+		printf("%-10s %8s %12s %10s %9s %9s %9s %9s  (%s; half "
+		       "round trips, us)\n", "bytes", "iters", "half-rtt_us",
+		       "MB/s", "p50", "p99", "p99.9", "max",
+		       o.tagged ? "tagged" : "msg");
+	}
 	for (i = 0; i < o.nsizes; i++) {
 		n = iters_for(o.sizes[i], o.iters);
 		if (o.server) {
@@ -147,8 +178,11 @@ int main(int argc, char **argv)
 			continue;
 		}
 		lat = run_client(&pp, i, o.sizes[i], n);
-		printf("%-10zu %8d %12.2f %10.2f\n", o.sizes[i], n, lat,
-		       lat > 0 ? o.sizes[i] / lat : 0.0);
+		qsort(pp.rtt_us, (size_t)n, sizeof(*pp.rtt_us), cmp_u64);
+		printf("%-10zu %8d %12.2f %10.2f %9.1f %9.1f %9.1f %9.1f\n",
+		       o.sizes[i], n, lat, lat > 0 ? o.sizes[i] / lat : 0.0,
+		       pct_half(pp.rtt_us, n, 50), pct_half(pp.rtt_us, n, 99),
+		       pct_half(pp.rtt_us, n, 99.9), pp.rtt_us[n - 1] / 2.0);
 		fflush(stdout);
 	}
 	sft_expect_quiet(&pp.c, &pp.c.rxcq, 0);
@@ -157,6 +191,7 @@ int main(int argc, char **argv)
 	sft_buf_free(&pp.tx);
 	sft_buf_free(&pp.rx[0]);
 	sft_buf_free(&pp.rx[1]);
+	free(pp.rtt_us);
 	sft_teardown(&pp.c);
 	sft_pass("%s %d sizes", o.tagged ? "tagged" : "msg", o.nsizes);
 }
