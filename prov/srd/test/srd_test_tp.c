@@ -689,3 +689,54 @@ Test(tp, random_loss_keeps_goodput)
 	cr_assert_eq(to_clean, 0);
 	cr_assert_lt(lossy * 8, clean * 10, "under 80 %% of lossless goodput");
 }
+
+/* Node 0 streams to nodes 1 and 2; node 2 dies mid-transfer.  Its
+ * packets fail with EHOSTUNREACH after the peer timeout, node 1's all
+ * arrive, and the session to node 1 never notices. */
+Test(tp, dead_peer_leaves_others_unaffected)
+{
+	const uint32_t count = 3000;
+	struct test_pkt *to1 = make_pkts(count, 200), *to2 = make_pkts(count, 200);
+	union srd_wire_addr a2 = node_addr(2);
+	uint32_t failed_to2 = 0, acked_to2 = 0;
+
+	setup_net(0, 0, 0);
+	node_open(0, 4, 2 * SRD_NS_PER_S);
+	node_open(1, 4, 2 * SRD_NS_PER_S);
+	node_open(2, 4, 2 * SRD_NS_PER_S);
+	send_burst(0, 1, to1, count);
+	send_burst(0, 2, to2, count);
+	while (nodes[2].delivered < 100)
+		step(3);
+	/* node 2's process is gone: nothing answers at its address */
+	srd_tp_fini(&nodes[2].tp);
+	nodes[2].wire->ops->close(nodes[2].wire);
+	nodes[2].wire = NULL;
+	while (nodes[0].acked + nodes[0].failed < 2 * count &&
+	       srd_memnet_now(net) < 30 * SRD_NS_PER_S)
+		step(2);
+	for (uint32_t i = 0; i < count; i++) {
+		cr_assert_eq(to1[i].done_calls, 1);
+		cr_assert_eq(to1[i].done_err, 0, "packet %u to the live peer", i);
+		cr_assert_eq(nodes[1].seen[i], 1);
+		cr_assert_eq(to2[i].done_calls, 1);
+		if (to2[i].done_err) {
+			cr_assert_eq(to2[i].done_err, -EHOSTUNREACH);
+			failed_to2++;
+		} else {
+			acked_to2++;
+		}
+	}
+	cr_assert_eq(failed_to2 + acked_to2, count);
+	cr_assert_gt(failed_to2, 0);
+	cr_assert_geq(acked_to2, 100);
+	cr_assert_eq(nodes[0].tx_failures, 1, "only the dead peer's session");
+	cr_assert_eq(srd_tp_peer_find(&nodes[0].tp, &a2)->tx_inflight, 0,
+		     "the dead peer's packets are released");
+	cr_assert_geq(srd_memnet_now(net), 2 * SRD_NS_PER_S);
+	free(nodes[2].seen);
+	memset(&nodes[2], 0, sizeof(nodes[2]));
+	free(to1);
+	free(to2);
+	teardown_all();
+}
