@@ -193,10 +193,6 @@ bed_up() {
 	}
 }
 
-hexec() {	# HOST CMD...
-	"$bed" -n "$name" exec "$@"
-}
-
 # transport lines of the provider in FILE...: "tx retx_timeout retx_fast"
 transport() {
 	sed -n 's/.*transport: tx \([0-9]*\) pkts [0-9]* bytes, retx \([0-9]*\) timeout \([0-9]*\) fast.*/\1 \2 \3/p' "$@"
@@ -313,8 +309,11 @@ need_time() {	# CASE SECONDS: enough time left?
 	fi
 }
 
-mbs_of() {	# FILE: MB/s column of the last figure line of sft_bw/pingpong
-	awk '$1 ~ /^[0-9]+$/ && NF >= 4 { v = $NF } END { print v }' "$1"
+mbs_of() {	# FILE: the MB/s column (as the header names it) of the last
+		# figure line of sft_bw / sft_pingpong
+	awk '$1 == "bytes" { for (i = 1; i <= NF; i++) if ($i == "MB/s") c = i }
+	     c && $1 ~ /^[0-9]+$/ && NF >= c { v = $c }
+	     END { print (v == "" ? "?" : v) }' "$1"
 }
 
 # ---------------------------------------------------------------------------
