@@ -78,9 +78,9 @@ look() {
 		/^srd ep / { printf "%s (pid %s, %s paths)\n", $3, $5, $7 }
 		/^ep / {
 			tx = v("tx_pkts"); by = v("tx_bytes")
-			printf "  tx %d pkts %.1f MB, resent %d timeout %d fast, rx %d pkts %d dup, rnr %d out %d in, %d cuts, %d path downs, %d/%d peers failed\n",
+			printf "  tx %d pkts %.1f MB, resent %d timeout %d fast %d probe, rx %d pkts %d dup, rnr %d out %d in, %d cuts, %d path downs, %d/%d peers failed\n",
 			       tx, by / 1e6, v("retx_timeout"), v("retx_fast"),
-			       v("rx_pkts"), v("rx_dup"), v("rnr_sent"),
+			       v("retx_probe"), v("rx_pkts"), v("rx_dup"), v("rnr_sent"),
 			       v("rnr_recv"), v("cc_cuts"), v("path_downs"),
 			       v("peers_failed"), v("peers")
 			if (pt != "" && now > pt)
@@ -91,11 +91,11 @@ look() {
 		}
 		/^peer / {
 			peer_bytes = v("tx_bytes")
-			printf "  -> %s %s cwnd %s inflight %s rtt %s us (net %s, base %s) rto %s us, resent %s+%s, rnr %s, cuts %s, paths down %s\n",
+			printf "  -> %s %s cwnd %s inflight %s rtt %s us (net %s, base %s) rto %s us, resent %s+%s+%s, rnr %s, cuts %s, paths down %s\n",
 			       $2, v("state"), v("cwnd"), v("inflight"),
 			       v("srtt_us"), v("net_rtt_us"), v("base_rtt_us"),
 			       v("rto_us"), v("retx_timeout"), v("retx_fast"),
-			       v("rnr_recv"), v("cc_cuts"), v("paths_down")
+			       v("retx_probe"), v("rnr_recv"), v("cc_cuts"), v("paths_down")
 		}
 		/^  path / && paths {
 			share = peer_bytes ? 100 * v("tx_bytes") / peer_bytes : 0

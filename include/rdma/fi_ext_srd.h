@@ -52,6 +52,7 @@ struct fi_srd_ep_stats {
 	uint64_t rnr_recv;		/* ... received (a packet waits, resent) */
 	uint64_t cc_cuts;		/* congestion window decreases */
 	uint64_t path_downs;		/* paths declared black-holed */
+	uint64_t retx_probe;		/* resent as tail loss probes */
 };
 
 /* The send side of one peer: congestion control and RTT. */
@@ -74,6 +75,7 @@ struct fi_srd_peer_stats {
 	uint32_t npaths;
 	uint32_t paths_down;
 	uint32_t reserved;
+	uint64_t retx_probe;		/* resent as tail loss probes */
 };
 
 enum fi_srd_path_state {

@@ -38,6 +38,7 @@ static void stats_ep_fill(const struct srd_ep *ep, struct fi_srd_ep_stats *st)
 	st->rnr_recv = c->rnr_recv;
 	st->cc_cuts = c->cc_cuts;
 	st->path_downs = c->path_downs;
+	st->retx_probe = c->retx_probe;
 }
 
 static uint32_t stats_paths_down(const struct srd_tp *tp,
@@ -72,6 +73,7 @@ static void stats_peer_fill(const struct srd_tp *tp,
 	st->state = peer->tx_state;
 	st->npaths = tp->wire->npaths;
 	st->paths_down = stats_paths_down(tp, peer);
+	st->retx_probe = peer->retx_probe;
 }
 
 static void stats_path_fill(const struct srd_tp_path *p,
@@ -198,11 +200,12 @@ static void stats_print(struct srd_ep *ep, FILE *f)
 		srd_wire_addr_str(&ep->wire->addr, buf, sizeof(buf)),
 		(int)getpid(), ep->wire->npaths);
 	fprintf(f, "ep tx_pkts %lu tx_bytes %lu retx_timeout %lu retx_fast %lu "
-		"rx_pkts %lu rx_bytes %lu rx_dup %lu tx_acks %lu rx_acks %lu "
+		"retx_probe %lu rx_pkts %lu rx_bytes %lu rx_dup %lu tx_acks %lu rx_acks %lu "
 		"rnr_sent %lu rnr_recv %lu cc_cuts %lu path_downs %lu "
 		"peers %lu peers_failed %lu drop_malformed %lu drop_unknown "
 		"%lu drop_conn %lu drop_window %lu\n",
-		e.tx_pkts, e.tx_bytes, e.retx_timeout, e.retx_fast, e.rx_pkts,
+		e.tx_pkts, e.tx_bytes, e.retx_timeout, e.retx_fast,
+		e.retx_probe, e.rx_pkts,
 		e.rx_bytes, e.rx_dup, e.tx_acks, e.rx_acks, e.rnr_sent,
 		e.rnr_recv, e.cc_cuts, e.path_downs, e.peers, e.peers_failed,
 		e.rx_drop_malformed, e.rx_drop_unknown, e.rx_drop_conn,
@@ -217,13 +220,14 @@ static void stats_print(struct srd_ep *ep, FILE *f)
 		fprintf(f, "peer %s state %s cwnd %.1f inflight %u "
 			"srtt_us %.1f base_rtt_us %.1f net_rtt_us %.1f "
 			"rto_us %.1f tx_pkts %lu tx_bytes %lu retx_timeout "
-			"%lu retx_fast %lu rnr_recv %lu cc_cuts %lu "
-			"paths_down %u\n",
+			"%lu retx_fast %lu retx_probe %lu rnr_recv %lu "
+			"cc_cuts %lu paths_down %u\n",
 			srd_wire_addr_str(&peer->addr, buf, sizeof(buf)),
 			stats_state_str(p.state), p.cwnd, p.inflight,
 			p.srtt_ns / 1e3, p.base_rtt_ns / 1e3,
 			p.last_net_rtt_ns / 1e3, p.rto_ns / 1e3, p.tx_pkts,
-			p.tx_bytes, p.retx_timeout, p.retx_fast, p.rnr_recv,
+			p.tx_bytes, p.retx_timeout, p.retx_fast, p.retx_probe,
+			p.rnr_recv,
 			p.cc_cuts, p.paths_down);
 		for (uint32_t j = 0; j < p.npaths; j++) {
 			struct fi_srd_path_stats s;
@@ -293,12 +297,12 @@ void srd_stats_ep_close(struct srd_ep *ep)
 		goto out;
 	stats_ep_fill(ep, &st);
 	SRD_INFO(FI_LOG_EP_CTRL, "transport: tx %lu pkts %lu bytes, "
-		 "retx %lu timeout %lu fast, acks %lu out %lu in; rx %lu pkts, "
+		 "retx %lu timeout %lu fast %lu probe, acks %lu out %lu in; rx %lu pkts, "
 		 "%lu dup, %lu refused, dropped %lu malformed %lu unknown "
 		 "%lu conn %lu window; %lu peers, %lu failed; %lu pings; "
 		 "rnr %lu out %lu in; %lu cc cuts, %lu path downs\n",
 		 st.tx_pkts, st.tx_bytes, st.retx_timeout, st.retx_fast,
-		 st.tx_acks, st.rx_acks, st.rx_pkts, st.rx_dup, st.rx_refused,
+		 st.retx_probe, st.tx_acks, st.rx_acks, st.rx_pkts, st.rx_dup, st.rx_refused,
 		 st.rx_drop_malformed, st.rx_drop_unknown, st.rx_drop_conn,
 		 st.rx_drop_window, st.peers, st.peers_failed,
 		 (unsigned long)ep->pings_sent, st.rnr_sent, st.rnr_recv,

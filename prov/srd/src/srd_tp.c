@@ -125,7 +125,7 @@ uint64_t srd_tp_next_deadline(const struct srd_tp *tp)
 
 void srd_tp_peer_rearm(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
-	uint64_t deadline = srd_tp_window_deadline(peer);
+	uint64_t deadline = srd_tp_window_deadline(tp, peer);
 
 	if (peer->tx_state == SRD_TP_TX_HS_SENT && peer->hs_deadline < deadline)
 		deadline = peer->hs_deadline;

@@ -40,6 +40,8 @@
 #define SRD_TP_ACK_DELAY_NS_DEFAULT	(20 * SRD_NS_PER_US)
 #define SRD_TP_ACK_EVERY		8	/* ack at once after this many */
 #define SRD_TP_DUPTHRESH		3	/* later packets acked before a hole is resent */
+#define SRD_TP_PROBE_MIN_NS		(100 * SRD_NS_PER_US) /* tail loss probe floor */
+#define SRD_TP_PROBES_MAX		2	/* per ack progress */
 #define SRD_TP_RX_BATCH			32	/* datagrams per wire poll */
 
 /* Congestion control (spec 5.14): delay-based AIMD on a per-peer window. */
@@ -142,6 +144,7 @@ struct srd_tp_peer {
 	uint64_t rto_ns;		/* current, with backoff */
 	uint64_t ack_progress_ns;	/* last time an ack freed a packet */
 	uint64_t acked_sent_ns;		/* latest send time of a packet acked */
+	uint8_t probes_sent;		/* tail loss probes since the last ack */
 	uint64_t last_heard_ns;		/* last valid packet from the peer */
 	uint32_t path_next;
 	uint32_t ack_path_next;
@@ -163,7 +166,7 @@ struct srd_tp_peer {
 
 	/* counters of this peer (fi_ext_srd.h) */
 	uint64_t tx_pkts, tx_bytes, retx_timeout, retx_fast, rnr_recv;
-	uint64_t cc_cuts;
+	uint64_t cc_cuts, retx_probe;
 	uint64_t last_rtt_ns;
 
 	/* receive session */
@@ -222,7 +225,7 @@ struct srd_tp_counters {
 	uint64_t rx_pkts, rx_bytes, rx_dup, rx_acks, rx_refused;
 	uint64_t rx_drop_malformed, rx_drop_unknown, rx_drop_conn;
 	uint64_t rx_drop_window, peers_failed;
-	uint64_t rnr_sent, rnr_recv, cc_cuts, path_downs;
+	uint64_t rnr_sent, rnr_recv, cc_cuts, path_downs, retx_probe;
 };
 
 struct srd_tp {
@@ -306,7 +309,8 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 			 uint32_t psn, uint64_t host_delay_ns,
 			 uint64_t ack_rx_ns);
-uint64_t srd_tp_window_deadline(const struct srd_tp_peer *peer);
+uint64_t srd_tp_window_deadline(const struct srd_tp *tp,
+				const struct srd_tp_peer *peer);
 void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
 		    const uint8_t *buf, size_t len, uint64_t rx_ns);
 void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
@@ -327,5 +331,7 @@ void srd_tp_path_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 		       uint16_t path, uint64_t rtt_ns);
 void srd_tp_path_lost(struct srd_tp *tp, struct srd_tp_peer *peer,
 		      uint16_t path, uint64_t now);
+/* A loss that may be the peer's slowness, not the path's. */
+void srd_tp_path_suspect(struct srd_tp_peer *peer, uint16_t path);
 
 #endif /* SRD_TP_H */

@@ -122,6 +122,14 @@ static bool tp_path_other_up(const struct srd_tp *tp,
 	return false;
 }
 
+void srd_tp_path_suspect(struct srd_tp_peer *peer, uint16_t path)
+{
+	struct srd_tp_path *p = &peer->paths[path];
+
+	if (p->loss_score < (SRD_TP_PATH_SKIP_MAX + 1) * SRD_TP_PATH_LOSS_SCORE)
+		p->loss_score += SRD_TP_PATH_LOSS_SCORE;
+}
+
 void srd_tp_path_lost(struct srd_tp *tp, struct srd_tp_peer *peer,
 		      uint16_t path, uint64_t now)
 {

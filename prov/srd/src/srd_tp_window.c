@@ -296,19 +296,70 @@ static inline uint64_t tp_pkt_deadline(const struct srd_tp_peer *peer,
 		peer->ack_progress_ns) + peer->rto_ns;
 }
 
-uint64_t srd_tp_window_deadline(const struct srd_tp_peer *peer)
+/* Tail loss probe: when the oldest packet has had no answer for about
+ * two RTTs, resend it on another path, without backoff and without
+ * touching the window; twice at most before the timer takes over (the
+ * probe itself may meet a bad path).  A lost packet with nothing sent after it (the
+ * end of a burst, a lone CTS) shows no SACK hole, and waiting out the
+ * retransmit timeout, inflated by its variance and doubled on each
+ * expiry, is what stalls a transfer for tens of milliseconds when one
+ * path black-holes. */
+static inline uint64_t tp_probe_deadline(const struct srd_tp_peer *peer,
+					 const struct srd_tp_pkt *oldest,
+					 uint64_t ack_delay_ns)
 {
-	uint64_t deadline = UINT64_MAX;
+	uint64_t pto = 2 * peer->srtt_ns + ack_delay_ns;
 
-	if (!srd_dlist_empty(&peer->tx_inflight_list))
-		deadline = tp_pkt_deadline(peer, srd_container_of(
+	if (peer->probes_sent >= SRD_TP_PROBES_MAX || !peer->srtt_ns)
+		return UINT64_MAX;
+	if (pto < SRD_TP_PROBE_MIN_NS)
+		pto = SRD_TP_PROBE_MIN_NS;
+	if (pto >= peer->rto_ns)
+		return UINT64_MAX;	/* the timer comes first anyway */
+	return (oldest->sent_ns > peer->ack_progress_ns ? oldest->sent_ns :
+		peer->ack_progress_ns) + pto;
+}
+
+uint64_t srd_tp_window_deadline(const struct srd_tp *tp,
+				const struct srd_tp_peer *peer)
+{
+	uint64_t deadline = UINT64_MAX, probe;
+
+	if (!srd_dlist_empty(&peer->tx_inflight_list)) {
+		const struct srd_tp_pkt *oldest = srd_container_of(
 				peer->tx_inflight_list.next,
-				struct srd_tp_pkt, entry));
+				struct srd_tp_pkt, entry);
+
+		deadline = tp_pkt_deadline(peer, oldest);
+		probe = tp_probe_deadline(peer, oldest, tp->cfg.ack_delay_ns);
+		if (probe < deadline)
+			deadline = probe;
+	}
 	if (peer->rnr_until_ns && peer->rnr_until_ns < deadline &&
 	    (!srd_dlist_empty(&peer->tx_lost) ||
 	     !srd_dlist_empty(&peer->tx_queue)))
 		deadline = peer->rnr_until_ns;
 	return deadline;
+}
+
+static void tp_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
+		     uint64_t now)
+{
+	struct srd_tp_pkt *oldest;
+
+	if (srd_dlist_empty(&peer->tx_inflight_list))
+		return;
+	oldest = srd_container_of(peer->tx_inflight_list.next,
+				  struct srd_tp_pkt, entry);
+	if (tp_probe_deadline(peer, oldest, tp->cfg.ack_delay_ns) > now)
+		return;
+	peer->probes_sent++;
+	/* Suspect, not condemned: the loss score steers traffic away, but
+	 * only losses with later packets acked take a path down. */
+	srd_tp_path_suspect(peer, oldest->path);
+	tp_retransmit(tp, peer, oldest, now);
+	peer->retx_probe++;
+	tp->cnt.retx_probe++;
 }
 
 void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
@@ -335,16 +386,21 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 			return;
 		}
 		/* The path is to blame only if later packets got through;
-		 * if nothing did, the peer (or every path) is slow. */
+		 * if nothing did, the peer (or every path) is slow, or this
+		 * path is: steer away from it, but keep it up. */
 		if (peer->ack_progress_ns > pkt->sent_ns)
 			srd_tp_path_lost(tp, peer, pkt->path, now);
+		else
+			srd_tp_path_suspect(peer, pkt->path);
 		tp_mark_lost(peer, pkt);
 		peer->retx_timeout++;
 		tp->cnt.retx_timeout++;
 		fired = true;
 	}
-	if (!fired)
+	if (!fired) {
+		tp_probe(tp, peer, now);
 		return;
+	}
 	tp_cc_on_timeout(tp, peer, now);
 	peer->rto_ns *= 2;
 	if (peer->rto_ns > SRD_TP_RTO_MAX_NS)
@@ -392,6 +448,7 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if (pkt->sent_ns > peer->acked_sent_ns)
 		peer->acked_sent_ns = pkt->sent_ns;
 	peer->ack_progress_ns = now;
+	peer->probes_sent = 0;
 	peer->rnr_backoff_ns = 0;
 	peer->tx_ring[pkt->psn % SRD_TP_WINDOW_MAX] = NULL;
 	peer->tx_inflight--;
