@@ -28,7 +28,7 @@
 #              then again, blackholing (silent drop, routes unchanged) the
 #              link that carried most bytes once FAIL_AT (32) MB have
 #              crossed R1 (about 1 s).  Must complete; prints both times.
-#   incast     K=4, every link limited to INCAST_RATE (200) Mbit/s, 4
+#   incast     K=4, every host link limited to INCAST_RATE (200) Mbit/s, 4
 #              A-side hosts: 4 sft_incast senders (INCAST_MSGS x
 #              INCAST_SIZE, 256 x 64k) into one receiver in B.  All must
 #              complete; with srd, the provider's "transport:" line at
@@ -498,7 +498,7 @@ case_incast() {
 	need_time incast 100 || return
 	[ -n "$incast" ] || { result SKIP incast "(sft_incast not built)"; return; }
 	t0=$(now)
-	bed_up -k 4 -a 4 -r "$INCAST_RATE" ||
+	bed_up -k 4 -a 4 -R "$INCAST_RATE" ||
 		{ result FAIL incast "(bed up failed)"; return; }
 	port=$((port + 1))
 	timeout -k 5 90 "$bed" -n "$name" exec B "$incast" -p "$prov" -s -N 4 \

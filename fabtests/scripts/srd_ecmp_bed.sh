@@ -27,8 +27,10 @@
 # Blackhole ("blackhole I"): both routers drop everything they send onto
 # link I, the routes still use it (a silent failure).  "linkdown I" sets
 # the link down on both sides instead (the routes drop the next hop).
-# Rate (-r MBIT / "rate"): a tbf qdisc on every veth end, so every link
-# is limited in both directions.
+# Rate (-r MBIT / "rate"): a tbf qdisc on both ends of every link
+# l1..lK, so each is limited in both directions and K links carry K times
+# one; -R MBIT / "rate MBIT hosts" limits the hosts' links instead (the
+# receiver's own link is then the bottleneck of an incast).
 #
 # The sft programs' servers listen for the out-of-band address exchange
 # on 127.0.0.1 only.  So that a client in another host reaches them, each
@@ -37,7 +39,8 @@
 # tcp provider listens on) are left alone.
 #
 # Commands:
-#   up [-k K] [-r RATE_MBIT] [-l LOSS] [-L udp|all] [-a NHOSTS_A] [-o LO-HI]
+#   up [-k K] [-r RATE_MBIT] [-R HOST_RATE_MBIT] [-l LOSS] [-L udp|all]
+#      [-a NHOSTS_A] [-o LO-HI]
 #                       create the bed (K default 4, no rate limit, no
 #                       loss, 1 host on the A side)
 #   down                remove it (kills what still runs in it); idempotent
@@ -46,7 +49,8 @@
 #   blackhole I | unblackhole I
 #   linkdown I | linkup I
 #   loss LOSS [udp|all] set the loss on every link (0 = none)
-#   rate MBIT           set the rate limit on every link (0 = none)
+#   rate MBIT [hosts]   set the rate limit on every link l1..lK, or with
+#                       "hosts" on every host link (0 = none)
 #   counters            one line per link l1..lK:
 #                         link r1_tx_bytes r2_tx_bytes r1_tx_packets
 #                         r2_tx_packets loss_drops bh_drops
@@ -271,8 +275,16 @@ set_rate() {
 		die "tc: tbf on $ns/$dev failed"
 }
 
-all_devs() {	# "NS DEV" for every veth end
-	local i j
+link_devs() {	# "NS DEV" for both ends of l1..lK
+	local i
+	for i in $(links); do
+		echo "$NS_R1 l$i"
+		echo "$NS_R2 l$i"
+	done
+}
+
+host_devs() {	# "NS DEV" for both ends of every host link
+	local j
 	for j in $(a_hosts); do
 		if [ "$j" = 1 ]; then
 			echo "$name-a eth0"; echo "$NS_R1 hA"
@@ -282,10 +294,6 @@ all_devs() {	# "NS DEV" for every veth end
 	done
 	echo "$NS_B eth0"
 	echo "$NS_R2 hB"
-	for i in $(links); do
-		echo "$NS_R1 l$i"
-		echo "$NS_R2 l$i"
-	done
 }
 
 router_nft() {	# the routers' table: blackhole, loss, flow records
@@ -342,13 +350,14 @@ veth() {
 }
 
 do_up() {
-	local k=4 rate=0 loss=0 proto=udp na=1 oob=20000-31999 opt
+	local k=4 rate=0 hrate=0 loss=0 proto=udp na=1 oob=20000-31999 opt
 	local i j net nh ns bp dev
 	OPTIND=1
-	while getopts "k:r:l:L:a:o:" opt; do
+	while getopts "k:r:R:l:L:a:o:" opt; do
 		case "$opt" in
 		k) k=$OPTARG ;;
 		r) rate=$OPTARG ;;
+		R) hrate=$OPTARG ;;
 		l) loss=$OPTARG ;;
 		L) proto=$OPTARG ;;
 		a) na=$OPTARG ;;
@@ -361,6 +370,7 @@ do_up() {
 	case "$k" in ''|*[!0-9]*) die "bad -k '$k'" ;; esac
 	[ "$k" -ge 1 ] && [ "$k" -le 16 ] || die "-k must be 1..16"
 	case "$rate" in ''|*[!0-9]*) die "bad -r '$rate' (Mbit/s)" ;; esac
+	case "$hrate" in ''|*[!0-9]*) die "bad -R '$hrate' (Mbit/s)" ;; esac
 	case "$na" in [1-8]) ;; *) die "-a must be 1..8" ;; esac
 	case "$proto" in udp|all) ;; *) die "-L must be udp or all" ;; esac
 	case "$oob" in
@@ -447,8 +457,13 @@ do_up() {
 		set_loss "$ns" "$bp" "$proto"
 	done
 
+	if [ "$hrate" != 0 ]; then
+		host_devs | while read -r ns dev; do
+			set_rate "$ns" "$dev" "$hrate" || exit 1
+		done || die "host rate limit failed"
+	fi
 	if [ "$rate" != 0 ]; then
-		all_devs | while read -r ns dev; do
+		link_devs | while read -r ns dev; do
 			set_rate "$ns" "$dev" "$rate" || exit 1
 		done || die "rate limit failed"
 	fi
@@ -460,7 +475,7 @@ do_up() {
 			die "ping from A$j to B failed"
 	done
 	trap - EXIT
-	echo "bed '$name' up: K=$k links, rate ${rate:-0} Mbit/s, loss $loss % ($proto), $na A-side host(s), OOB DNAT $oob"
+	echo "bed '$name' up: K=$k links, rate ${rate:-0} Mbit/s per link, ${hrate:-0} per host link, loss $loss % ($proto), $na A-side host(s), OOB DNAT $oob"
 }
 
 # ---------------------------------------------------------------------------
@@ -572,10 +587,12 @@ do_loss() {
 }
 
 do_rate() {
-	[ $# = 1 ] || usage
+	local devs=link_devs
+	[ $# = 1 ] || { [ $# = 2 ] && [ "$2" = hosts ]; } || usage
+	[ $# = 2 ] && devs=host_devs
 	case "$1" in ''|*[!0-9]*) die "bad rate '$1' (Mbit/s)" ;; esac
 	need_bed
-	all_devs | while read -r ns dev; do
+	"$devs" | while read -r ns dev; do
 		set_rate "$ns" "$dev" "$1" || exit 1
 	done || die "rate change failed"
 }

@@ -63,6 +63,8 @@
 #define SRD_TP_PATH_PROBE_NS		(20 * SRD_NS_PER_MS)
 #define SRD_TP_PATH_LOSS_SCORE		64	/* added per loss, 1 off per ack */
 #define SRD_TP_PATH_SKIP_MAX		7
+#define SRD_TP_PATH_DELAY_STEP_NS	(50 * SRD_NS_PER_US) /* RTT over the best path per skip */
+#define SRD_TP_PATH_REWEIGH_EVERY	32	/* acked samples between reweighing */
 
 enum srd_tp_tx_state {
 	SRD_TP_TX_IDLE,		/* no session: the next send starts a handshake */
@@ -93,6 +95,7 @@ struct srd_tp_path {
 	uint32_t loss_score;		/* decaying: steers traffic away */
 	uint8_t state;
 	uint8_t skips;			/* turns passed over in round robin */
+	uint8_t delay_skips;		/* turns to pass over for its queueing */
 	uint16_t downs;			/* times marked DOWN */
 };
 
@@ -150,6 +153,7 @@ struct srd_tp_peer {
 	uint32_t ack_path_next;
 	uint32_t hs_tries;
 	struct srd_tp_path *paths;	/* wire->npaths */
+	uint32_t path_samples;		/* RTT samples since the last reweighing */
 
 	/* congestion control */
 	double cwnd;			/* packets */

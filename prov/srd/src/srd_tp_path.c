@@ -26,11 +26,42 @@ int srd_tp_paths_init(struct srd_tp *tp, struct srd_tp_peer *peer)
 	return peer->paths ? 0 : -ENOMEM;
 }
 
+/* Turns round robin passes over a path before using it once: for its
+ * recent losses or for the queue it shows, whichever says more. */
 static inline uint32_t tp_path_skips(const struct srd_tp_path *path)
 {
 	uint32_t skips = path->loss_score / SRD_TP_PATH_LOSS_SCORE;
 
+	if (skips < path->delay_skips)
+		skips = path->delay_skips;
 	return skips < SRD_TP_PATH_SKIP_MAX ? skips : SRD_TP_PATH_SKIP_MAX;
+}
+
+/* Weighs the paths by their RTT against the fastest: on an ECMP fabric
+ * several paths may share one link, and spreading packets evenly over
+ * paths then overloads that link while others idle.  A queue shows as
+ * RTT; a path RTT_STEP slower than the best is used half as often, two
+ * steps a third as often, and so on.  The RTTs include the receiver's
+ * host delay, but that is the same for every path. */
+static void tp_paths_reweigh(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	uint64_t best = UINT64_MAX;
+	uint16_t n = tp->wire->npaths;
+
+	for (uint16_t i = 0; i < n; i++) {
+		const struct srd_tp_path *p = &peer->paths[i];
+
+		if (p->state == SRD_TP_PATH_UP && p->srtt_ns && p->srtt_ns < best)
+			best = p->srtt_ns;
+	}
+	for (uint16_t i = 0; i < n; i++) {
+		struct srd_tp_path *p = &peer->paths[i];
+		uint64_t steps = p->srtt_ns > best ?
+			(p->srtt_ns - best) / SRD_TP_PATH_DELAY_STEP_NS : 0;
+
+		p->delay_skips = (uint8_t)(steps < SRD_TP_PATH_SKIP_MAX ?
+					   steps : SRD_TP_PATH_SKIP_MAX);
+	}
 }
 
 /* Whether round robin may use path i now; a due probe of a DOWN path
@@ -101,12 +132,15 @@ void srd_tp_path_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	struct srd_tp_path *p = &peer->paths[path];
 
-	(void)tp;
 	p->acked++;
 	p->consec_losses = 0;
 	if (p->loss_score)
 		p->loss_score--;
 	p->srtt_ns = p->srtt_ns ? (7 * p->srtt_ns + rtt_ns) / 8 : rtt_ns;
+	if (++peer->path_samples >= SRD_TP_PATH_REWEIGH_EVERY) {
+		peer->path_samples = 0;
+		tp_paths_reweigh(tp, peer);
+	}
 	if (p->state == SRD_TP_PATH_DOWN) {
 		p->state = SRD_TP_PATH_UP;	/* a probe got through */
 		p->loss_score = SRD_TP_PATH_LOSS_SCORE;
