@@ -53,6 +53,8 @@ struct fi_srd_ep_stats {
 	uint64_t cc_cuts;		/* congestion window decreases */
 	uint64_t path_downs;		/* paths declared black-holed */
 	uint64_t retx_probe;		/* resent as tail loss probes */
+	uint64_t path_probes;		/* probes sent on paths that were down */
+	uint64_t path_ups;		/* paths found working again */
 };
 
 /* The send side of one peer: congestion control and RTT. */

@@ -26,7 +26,9 @@ enum srd_pkt_type {
 	SRD_PKT_HS_REQ		= 1,
 	SRD_PKT_HS_RESP		= 2,
 	SRD_PKT_ACK		= 3,
-	/* 4..15 reserved for the transport (e.g. path probes) */
+	SRD_PKT_PATH_PROBE	= 4,	/* is this path of mine alive? */
+	SRD_PKT_PATH_ECHO	= 5,	/* ... it is: the probe came through */
+	/* 6..15 reserved for the transport */
 
 	/* message packets: sequenced, acked, retransmitted */
 	SRD_PKT_RELIABLE_MIN	= 16,
@@ -73,6 +75,14 @@ struct srd_hs_hdr {
 	uint32_t reserved;
 };
 static_assert(sizeof(struct srd_hs_hdr) == 32, "spec 5.1");
+
+/* Spec section 5.12: path probe and its echo (after the base). */
+struct srd_path_probe_hdr {
+	uint16_t path;		/* the prober's path the probe went on */
+	uint16_t reserved;
+	uint32_t session;	/* the prober's send session */
+};
+static_assert(sizeof(struct srd_path_probe_hdr) == 8, "spec 5.12");
 
 /* Spec section 5.2: feature bits in the handshake. */
 #define SRD_FEAT_RMA		(1ULL << 0)	/* types 21..24 understood */

@@ -131,6 +131,8 @@ void srd_tp_peer_rearm(struct srd_tp *tp, struct srd_tp_peer *peer)
 		deadline = peer->hs_deadline;
 	if (peer->ack_deadline && peer->ack_deadline < deadline)
 		deadline = peer->ack_deadline;
+	if (srd_tp_paths_probe_deadline(tp, peer) < deadline)
+		deadline = srd_tp_paths_probe_deadline(tp, peer);
 	if (deadline == UINT64_MAX)
 		srd_heap_remove(&tp->timers, &peer->timer);
 	else if (peer->timer.key != deadline || !srd_heap_node_queued(&peer->timer))
@@ -178,6 +180,9 @@ static void tp_rx_one(struct srd_tp *tp, const struct srd_wire_rx *rx)
 		peer->last_heard_ns = srd_tp_now(tp);
 	if (base->type == SRD_PKT_ACK)
 		srd_tp_rx_ack(tp, peer, rx->buf, rx->len, rx->rx_ns);
+	else if (base->type == SRD_PKT_PATH_PROBE ||
+		 base->type == SRD_PKT_PATH_ECHO)
+		srd_tp_rx_path_probe(tp, peer, rx->buf, rx->len);
 	else if (base->type >= SRD_PKT_RELIABLE_MIN)
 		srd_tp_rx_data(tp, peer, rx->buf, rx->len, rx->rx_ns);
 	else
@@ -210,6 +215,7 @@ static void tp_fire_timer(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if (peer->tx_state == SRD_TP_TX_HS_SENT && peer->hs_deadline <= now)
 		srd_tp_hs_start(tp, peer);
 	srd_tp_window_timeout(tp, peer, now);
+	srd_tp_paths_probe(tp, peer, now);
 	if (peer->ack_deadline && peer->ack_deadline <= now) {
 		if (peer->rx_unacked || peer->ack_now)
 			srd_tp_ack_send(tp, peer);

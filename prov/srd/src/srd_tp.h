@@ -39,8 +39,8 @@
 #define SRD_TP_PEER_TIMEOUT_NS_DEFAULT	(30 * SRD_NS_PER_S)
 #define SRD_TP_ACK_DELAY_NS_DEFAULT	(20 * SRD_NS_PER_US)
 #define SRD_TP_ACK_EVERY		8	/* ack at once after this many */
-#define SRD_TP_DUPTHRESH		3	/* later packets acked before a hole is resent */
-#define SRD_TP_PROBE_MIN_NS		(100 * SRD_NS_PER_US) /* tail loss probe floor */
+#define SRD_TP_DUPTHRESH		2	/* later packets of its path acked: lost */
+#define SRD_TP_PROBE_MIN_NS		(200 * SRD_NS_PER_US) /* tail loss probe floor */
 #define SRD_TP_PROBES_MAX		2	/* per ack progress */
 #define SRD_TP_RX_BATCH			32	/* datagrams per wire poll */
 
@@ -60,9 +60,10 @@
 
 /* Path health (spec 5.12). */
 #define SRD_TP_PATH_DOWN_AFTER		3	/* losses in a row, none acked */
-#define SRD_TP_PATH_PROBE_NS		(20 * SRD_NS_PER_MS)
+#define SRD_TP_PATH_PROBE_NS		(10 * SRD_NS_PER_MS)
 #define SRD_TP_PATH_LOSS_SCORE		64	/* added per loss, 1 off per ack */
 #define SRD_TP_PATH_SKIP_MAX		7
+#define SRD_TP_PATH_NONE		UINT16_MAX
 #define SRD_TP_PATH_DELAY_STEP_NS	(50 * SRD_NS_PER_US) /* RTT over the best path per skip */
 #define SRD_TP_PATH_REWEIGH_EVERY	32	/* acked samples between reweighing */
 
@@ -90,6 +91,8 @@ enum srd_tp_path_state {
 struct srd_tp_path {
 	uint64_t tx_pkts, tx_bytes, retx, losses, acked;
 	uint64_t srtt_ns;		/* of first transmissions acked */
+	uint32_t tx_seq;		/* packets sent on it: stamps each send */
+	uint32_t acked_seq;		/* 1 + the latest stamp acked */
 	uint64_t probe_at_ns;		/* DOWN: when the next probe may go */
 	uint32_t consec_losses;		/* since the last ack on this path */
 	uint32_t loss_score;		/* decaying: steers traffic away */
@@ -107,6 +110,7 @@ struct srd_tp_pkt {
 	uint64_t sent_ns;
 	uint64_t first_sent_ns;
 	uint32_t psn;
+	uint32_t path_seq;		/* its place in its path's send order */
 	uint16_t path;
 	uint8_t state;
 	uint8_t flags;
@@ -154,6 +158,8 @@ struct srd_tp_peer {
 	uint32_t hs_tries;
 	struct srd_tp_path *paths;	/* wire->npaths */
 	uint32_t path_samples;		/* RTT samples since the last reweighing */
+	uint16_t good_path;		/* the last path a first send was acked on */
+	uint16_t paths_down;		/* how many are DOWN */
 
 	/* congestion control */
 	double cwnd;			/* packets */
@@ -230,6 +236,7 @@ struct srd_tp_counters {
 	uint64_t rx_drop_malformed, rx_drop_unknown, rx_drop_conn;
 	uint64_t rx_drop_window, peers_failed;
 	uint64_t rnr_sent, rnr_recv, cc_cuts, path_downs, retx_probe;
+	uint64_t path_probes, path_ups;
 };
 
 struct srd_tp {
@@ -329,13 +336,21 @@ int srd_tp_paths_init(struct srd_tp *tp, struct srd_tp_peer *peer);
 uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  uint64_t now, int avoid);
 uint16_t srd_tp_path_pick_ctrl(struct srd_tp *tp, struct srd_tp_peer *peer);
-void srd_tp_path_sent(struct srd_tp_peer *peer, uint16_t path, uint32_t len,
-		      bool retx);
+uint32_t srd_tp_path_sent(struct srd_tp_peer *peer, uint16_t path,
+			  uint32_t len, bool retx);
 void srd_tp_path_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
-		       uint16_t path, uint64_t rtt_ns);
+		       uint16_t path, uint32_t path_seq, uint64_t rtt_ns);
 void srd_tp_path_lost(struct srd_tp *tp, struct srd_tp_peer *peer,
 		      uint16_t path, uint64_t now);
 /* A loss that may be the peer's slowness, not the path's. */
 void srd_tp_path_suspect(struct srd_tp_peer *peer, uint16_t path);
+/* Sends the probes of DOWN paths that are due; returns the next due
+ * time, or UINT64_MAX. */
+uint64_t srd_tp_paths_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
+			    uint64_t now);
+uint64_t srd_tp_paths_probe_deadline(const struct srd_tp *tp,
+				     const struct srd_tp_peer *peer);
+void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
+			  const uint8_t *buf, size_t len);
 
 #endif /* SRD_TP_H */

@@ -7,10 +7,12 @@
  * packets lately (a decaying loss score) is passed over for a number of
  * turns that grows with its score, so it carries less until it delivers
  * again; a path that lost SRD_TP_PATH_DOWN_AFTER packets in a row with no
- * ack in between is DOWN: only a probe every SRD_TP_PATH_PROBE_NS goes
- * there, and the first ack of a packet sent on it brings it back.  The
- * last usable path is never taken down.  Resends avoid the path of the
- * lost copy.  Acks and handshakes, which have no packet number of their
+ * ack in between is DOWN: no data goes there, only a PATH_PROBE every
+ * SRD_TP_PATH_PROBE_NS, which the peer answers with a PATH_ECHO (on any
+ * path of its own); the echo, or the ack of a packet sent on the path,
+ * brings it back.  The last usable path is never taken down.  Resends
+ * avoid the path of the lost copy and prefer the last path known to
+ * deliver.  Acks and handshakes, which have no packet number of their
  * own, rotate over the usable paths.
  * It owns each peer's paths array; it must not touch the windows.
  */
@@ -19,6 +21,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 int srd_tp_paths_init(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
@@ -64,16 +67,11 @@ static void tp_paths_reweigh(struct srd_tp *tp, struct srd_tp_peer *peer)
 	}
 }
 
-/* Whether round robin may use path i now; a due probe of a DOWN path
- * counts as usable (once). */
-static bool tp_path_usable(struct srd_tp_path *path, uint64_t now)
+/* Whether round robin may use the path now. */
+static bool tp_path_usable(struct srd_tp_path *path)
 {
-	if (path->state == SRD_TP_PATH_DOWN) {
-		if (path->probe_at_ns > now)
-			return false;
-		path->probe_at_ns = now + SRD_TP_PATH_PROBE_NS;
-		return true;
-	}
+	if (path->state == SRD_TP_PATH_DOWN)
+		return false;
 	if (path->skips < tp_path_skips(path)) {
 		path->skips++;
 		return false;
@@ -87,8 +85,16 @@ uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	uint16_t n = tp->wire->npaths;
 
+	(void)now;
 	if (n == 1)
 		return 0;
+	/* A resend goes where packets were delivered last, if that is not
+	 * where its lost copy went: a sparse sender (a lone CTS or
+	 * request) that picked a black hole must not pick another. */
+	if (avoid >= 0 && peer->good_path != SRD_TP_PATH_NONE &&
+	    peer->good_path != avoid &&
+	    peer->paths[peer->good_path].state == SRD_TP_PATH_UP)
+		return peer->good_path;
 	/* Two rounds: the skip counters make every UP path usable by the
 	 * second; if every path is DOWN, fall back to plain rotation. */
 	for (uint32_t tries = 0; tries < 2u * n; tries++) {
@@ -96,7 +102,7 @@ uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
 
 		if ((int)i == avoid)
 			continue;
-		if (tp_path_usable(&peer->paths[i], now))
+		if (tp_path_usable(&peer->paths[i]))
 			return i;
 	}
 	return (uint16_t)(peer->path_next++ % n);
@@ -116,8 +122,8 @@ uint16_t srd_tp_path_pick_ctrl(struct srd_tp *tp, struct srd_tp_peer *peer)
 	return (uint16_t)(peer->ack_path_next++ % n);
 }
 
-void srd_tp_path_sent(struct srd_tp_peer *peer, uint16_t path, uint32_t len,
-		      bool retx)
+uint32_t srd_tp_path_sent(struct srd_tp_peer *peer, uint16_t path,
+			  uint32_t len, bool retx)
 {
 	struct srd_tp_path *p = &peer->paths[path];
 
@@ -125,15 +131,20 @@ void srd_tp_path_sent(struct srd_tp_peer *peer, uint16_t path, uint32_t len,
 	p->tx_bytes += len;
 	if (retx)
 		p->retx++;
+	return p->tx_seq++;
 }
 
 void srd_tp_path_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
-		       uint16_t path, uint64_t rtt_ns)
+		       uint16_t path, uint32_t path_seq, uint64_t rtt_ns)
 {
 	struct srd_tp_path *p = &peer->paths[path];
 
+	if ((int32_t)(path_seq + 1 - p->acked_seq) > 0)
+		p->acked_seq = path_seq + 1;
+
 	p->acked++;
 	p->consec_losses = 0;
+	peer->good_path = path;
 	if (p->loss_score)
 		p->loss_score--;
 	p->srtt_ns = p->srtt_ns ? (7 * p->srtt_ns + rtt_ns) / 8 : rtt_ns;
@@ -142,8 +153,105 @@ void srd_tp_path_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 		tp_paths_reweigh(tp, peer);
 	}
 	if (p->state == SRD_TP_PATH_DOWN) {
-		p->state = SRD_TP_PATH_UP;	/* a probe got through */
+		p->state = SRD_TP_PATH_UP;	/* a late ack of it */
 		p->loss_score = SRD_TP_PATH_LOSS_SCORE;
+		peer->paths_down--;
+		tp->cnt.path_ups++;
+	}
+}
+
+/* --- probes of DOWN paths ---------------------------------------------- */
+
+static void tp_path_post_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
+			       uint8_t type, uint16_t path, uint16_t on_path,
+			       uint32_t session)
+{
+	struct {
+		struct srd_base_hdr base;
+		struct srd_path_probe_hdr probe;
+	} pkt;
+	struct iovec iov = { .iov_base = &pkt, .iov_len = sizeof(pkt) };
+
+	memset(&pkt, 0, sizeof(pkt));
+	srd_tp_fill_base(tp, peer, &pkt.base, type, on_path);
+	pkt.base.flags = 0;
+	pkt.base.dst_conn = type == SRD_PKT_PATH_PROBE ? peer->tx_remote_conn :
+							  peer->rx_conn;
+	pkt.probe.path = path;
+	pkt.probe.session = session;
+	srd_tp_post_raw(tp, peer, &iov, 1, on_path);
+}
+
+uint64_t srd_tp_paths_probe_deadline(const struct srd_tp *tp,
+				     const struct srd_tp_peer *peer)
+{
+	uint64_t next = UINT64_MAX;
+
+	if (peer->tx_state != SRD_TP_TX_ACTIVE || !peer->paths_down)
+		return UINT64_MAX;
+	for (uint16_t i = 0; i < tp->wire->npaths; i++)
+		if (peer->paths[i].state == SRD_TP_PATH_DOWN &&
+		    peer->paths[i].probe_at_ns < next)
+			next = peer->paths[i].probe_at_ns;
+	return next;
+}
+
+uint64_t srd_tp_paths_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
+			    uint64_t now)
+{
+	if (peer->tx_state != SRD_TP_TX_ACTIVE || !peer->paths_down)
+		return UINT64_MAX;
+	for (uint16_t i = 0; i < tp->wire->npaths; i++) {
+		struct srd_tp_path *p = &peer->paths[i];
+
+		if (p->state != SRD_TP_PATH_DOWN || p->probe_at_ns > now)
+			continue;
+		p->probe_at_ns = now + SRD_TP_PATH_PROBE_NS;
+		tp_path_post_probe(tp, peer, SRD_PKT_PATH_PROBE, i, i,
+				   peer->tx_session);
+		tp->cnt.path_probes++;
+	}
+	return srd_tp_paths_probe_deadline(tp, peer);
+}
+
+/* PATH_PROBE: echo it; PATH_ECHO: that path of ours works again. */
+void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
+			  const uint8_t *buf, size_t len)
+{
+	const struct srd_base_hdr *base = (const void *)buf;
+	const struct srd_path_probe_hdr *probe =
+		(const void *)(buf + sizeof(*base));
+	struct srd_tp_path *p;
+
+	if (len < sizeof(*base) + sizeof(*probe)) {
+		tp->cnt.rx_drop_malformed++;
+		return;
+	}
+	if (base->type == SRD_PKT_PATH_PROBE) {
+		/* only from the incarnation whose packets we accept */
+		if (!peer->rx_active || base->src_conn != peer->rx_conn) {
+			tp->cnt.rx_drop_conn++;
+			return;
+		}
+		tp_path_post_probe(tp, peer, SRD_PKT_PATH_ECHO, probe->path,
+				   srd_tp_path_pick_ctrl(tp, peer),
+				   probe->session);
+		return;
+	}
+	if (peer->tx_state != SRD_TP_TX_ACTIVE ||
+	    base->src_conn != peer->tx_remote_conn ||
+	    probe->session != peer->tx_session ||
+	    probe->path >= tp->wire->npaths) {
+		tp->cnt.rx_drop_conn++;
+		return;
+	}
+	p = &peer->paths[probe->path];
+	if (p->state == SRD_TP_PATH_DOWN) {
+		p->state = SRD_TP_PATH_UP;
+		p->consec_losses = 0;
+		p->loss_score = SRD_TP_PATH_LOSS_SCORE;
+		peer->paths_down--;
+		tp->cnt.path_ups++;
 	}
 }
 
@@ -160,6 +268,9 @@ void srd_tp_path_suspect(struct srd_tp_peer *peer, uint16_t path)
 {
 	struct srd_tp_path *p = &peer->paths[path];
 
+	if (peer->good_path == path)
+		peer->good_path = SRD_TP_PATH_NONE;
+
 	if (p->loss_score < (SRD_TP_PATH_SKIP_MAX + 1) * SRD_TP_PATH_LOSS_SCORE)
 		p->loss_score += SRD_TP_PATH_LOSS_SCORE;
 }
@@ -169,6 +280,8 @@ void srd_tp_path_lost(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	struct srd_tp_path *p = &peer->paths[path];
 
+	if (peer->good_path == path)
+		peer->good_path = SRD_TP_PATH_NONE;
 	p->losses++;
 	p->consec_losses++;
 	if (p->loss_score < (SRD_TP_PATH_SKIP_MAX + 1) * SRD_TP_PATH_LOSS_SCORE)
@@ -178,6 +291,7 @@ void srd_tp_path_lost(struct srd_tp *tp, struct srd_tp_peer *peer,
 	    tp_path_other_up(tp, peer, path)) {
 		p->state = SRD_TP_PATH_DOWN;
 		p->probe_at_ns = now + SRD_TP_PATH_PROBE_NS;
+		peer->paths_down++;
 		p->downs++;
 		tp->cnt.path_downs++;
 	}

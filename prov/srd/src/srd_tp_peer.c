@@ -60,6 +60,7 @@ static struct srd_tp_peer *tp_peer_alloc(struct srd_tp *tp,
 	srd_dlist_init(&peer->tx_lost);
 	srd_dlist_init(&peer->ack_entry);
 	peer->rto_ns = SRD_TP_RTO_INIT_NS;
+	peer->good_path = SRD_TP_PATH_NONE;
 	tp->peer_table[tp->npeers++] = peer;
 	srd_hmap_insert(&tp->peers, &peer->hnode, srd_wire_addr_hash(addr));
 	if (tp->ops->peer_init)
@@ -194,6 +195,12 @@ void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err)
 	peer->rnr_until_ns = 0;
 	peer->tx_una = peer->tx_next_psn;
 	peer->rto_ns = peer->srtt_ns ? peer->rto_ns : SRD_TP_RTO_INIT_NS;
+	/* a new session starts with every path usable */
+	for (uint16_t i = 0; i < tp->wire->npaths; i++) {
+		peer->paths[i].state = SRD_TP_PATH_UP;
+		peer->paths[i].consec_losses = 0;
+	}
+	peer->paths_down = 0;
 	tp->ops->peer_event(tp->ctx, peer, SRD_TP_PEER_TX_FAILED, err);
 	srd_tp_peer_rearm(tp, peer);
 }

@@ -130,8 +130,12 @@ void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if (!pkt || pkt->retries || ack_rx_ns <= pkt->sent_ns)
 		return;
 	rtt = ack_rx_ns - pkt->sent_ns;
-	rtt = rtt > host_delay_ns ? rtt - host_delay_ns : 1;
-	tp_cc_on_delay(tp, peer, rtt, ack_rx_ns);
+	/* A host delay longer than the whole round trip is an echo that
+	 * does not fit (clock steps, a stamp from another copy): skip it
+	 * rather than take the network for instantaneous. */
+	if (rtt <= host_delay_ns)
+		return;
+	tp_cc_on_delay(tp, peer, rtt - host_delay_ns, ack_rx_ns);
 }
 
 /* Loss is the second signal.  With queueing delay over target it is
@@ -194,7 +198,8 @@ static void tp_transmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 	pkt->sent_ns = now;
 	srd_tp_post_raw(tp, peer, pkt->iov, pkt->iovcnt, pkt->path);
 	srd_tp_ack_note_piggyback(peer);
-	srd_tp_path_sent(peer, pkt->path, pkt->len, pkt->retries != 0);
+	pkt->path_seq = srd_tp_path_sent(peer, pkt->path, pkt->len,
+					 pkt->retries != 0);
 	peer->tx_pkts++;
 	peer->tx_bytes += pkt->len;
 	tp->cnt.tx_pkts++;
@@ -235,6 +240,22 @@ static void tp_mark_lost(struct srd_tp_peer *peer, struct srd_tp_pkt *pkt)
 	srd_dlist_remove(&pkt->entry);
 	srd_dlist_insert_tail(&peer->tx_lost, &pkt->entry);
 	peer->tx_lost_cnt++;
+}
+
+/*
+ * Loss detection per path: packets sprayed over paths of different
+ * delay arrive far out of order, and taking every overtaken psn for lost
+ * would resend half a window for nothing.  One path, though, is one
+ * route through the network and keeps its order: a packet is lost when
+ * `later` packets sent after it on the same path have been acked.
+ */
+static inline bool tp_path_overtaken(const struct srd_tp_peer *peer,
+				     const struct srd_tp_pkt *pkt,
+				     uint32_t later)
+{
+	const struct srd_tp_path *p = &peer->paths[pkt->path];
+
+	return (int32_t)(p->acked_seq - (pkt->path_seq + 1 + later)) >= 0;
 }
 
 static inline bool tp_rnr_waiting(const struct srd_tp_peer *peer,
@@ -308,12 +329,18 @@ static inline uint64_t tp_probe_deadline(const struct srd_tp_peer *peer,
 					 const struct srd_tp_pkt *oldest,
 					 uint64_t ack_delay_ns)
 {
-	uint64_t pto = 2 * peer->srtt_ns + ack_delay_ns;
+	uint64_t pto = 2 * peer->srtt_ns, net = 4 * peer->base_rtt_ns;
 
 	if (peer->probes_sent >= SRD_TP_PROBES_MAX || !peer->srtt_ns)
 		return UINT64_MAX;
-	if (pto < SRD_TP_PROBE_MIN_NS)
-		pto = SRD_TP_PROBE_MIN_NS;
+	/* The smoothed RTT includes the receiver's host delay, which on a
+	 * busy host is milliseconds; the network's is far less.  A probe
+	 * sent too early costs one duplicate; one sent late, a stall. */
+	if (net < SRD_TP_PROBE_MIN_NS)
+		net = SRD_TP_PROBE_MIN_NS;
+	if (net < pto)
+		pto = net;
+	pto += ack_delay_ns;
 	if (pto >= peer->rto_ns)
 		return UINT64_MAX;	/* the timer comes first anyway */
 	return (oldest->sent_ns > peer->ack_progress_ns ? oldest->sent_ns :
@@ -366,7 +393,7 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 			   uint64_t now)
 {
 	struct srd_tp_pkt *pkt;
-	bool fired = false;
+	bool fired = false, peer_silent = false;
 	uint64_t since;
 
 	if (peer->rnr_until_ns && peer->rnr_until_ns <= now) {
@@ -385,13 +412,15 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 			srd_tp_peer_fail(tp, peer, -EHOSTUNREACH);
 			return;
 		}
-		/* The path is to blame only if later packets got through;
-		 * if nothing did, the peer (or every path) is slow, or this
-		 * path is: steer away from it, but keep it up. */
-		if (peer->ack_progress_ns > pkt->sent_ns)
+		/* Packets sent after this one came back, by other paths or
+		 * its own: the network dropped it, not the peer; and with
+		 * nothing back from its own path, the path may black-hole
+		 * (three such losses take it down).  If nothing at all came
+		 * back, the peer is slow or gone: congestion rules apply. */
+		if (peer->acked_sent_ns > pkt->sent_ns)
 			srd_tp_path_lost(tp, peer, pkt->path, now);
 		else
-			srd_tp_path_suspect(peer, pkt->path);
+			peer_silent = true;
 		tp_mark_lost(peer, pkt);
 		peer->retx_timeout++;
 		tp->cnt.retx_timeout++;
@@ -401,10 +430,14 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 		tp_probe(tp, peer, now);
 		return;
 	}
-	tp_cc_on_timeout(tp, peer, now);
-	peer->rto_ns *= 2;
-	if (peer->rto_ns > SRD_TP_RTO_MAX_NS)
-		peer->rto_ns = SRD_TP_RTO_MAX_NS;
+	if (peer_silent) {
+		tp_cc_on_timeout(tp, peer, now);
+		peer->rto_ns *= 2;
+		if (peer->rto_ns > SRD_TP_RTO_MAX_NS)
+			peer->rto_ns = SRD_TP_RTO_MAX_NS;
+	} else {
+		tp_cc_on_loss(tp, peer, 1, now);
+	}
 	srd_tp_window_flush(tp, peer);
 }
 
@@ -440,7 +473,7 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 		uint64_t rtt = now - pkt->sent_ns;
 
 		tp_rtt_sample(tp, peer, rtt);
-		srd_tp_path_acked(tp, peer, pkt->path, rtt);
+		srd_tp_path_acked(tp, peer, pkt->path, pkt->path_seq, rtt);
 	}
 	tp_cc_on_ack(tp, peer);
 	if (pkt->flags & SRD_TP_PKT_F_LOST)
@@ -463,18 +496,21 @@ static void tp_fast_retransmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	uint32_t lost = 0;
 
-	for (uint32_t psn = peer->tx_una;
-	     srd_seq_lt(psn + SRD_TP_DUPTHRESH, highest_sacked + 1); psn++) {
+	for (uint32_t psn = peer->tx_una; srd_seq_lt(psn, highest_sacked);
+	     psn++) {
 		struct srd_tp_pkt *pkt = peer->tx_ring[psn % SRD_TP_WINDOW_MAX];
 
 		if (!pkt || (pkt->flags & (SRD_TP_PKT_F_FAST_RETX |
 					   SRD_TP_PKT_F_LOST)))
 			continue;
 		/* A copy sent after everything acked so far may still be on
-		 * its way: psns overtake it, time does not (as in RACK). */
+		 * its way (as in RACK). */
 		if (pkt->sent_ns >= peer->acked_sent_ns)
 			continue;
-		/* Overtaken by three later packets: lost, not late. */
+		/* Overtaken on its own path: lost.  Overtaken in psn or
+		 * time only is no proof: paths differ in delay. */
+		if (!tp_path_overtaken(peer, pkt, SRD_TP_DUPTHRESH))
+			continue;
 		srd_tp_path_lost(tp, peer, pkt->path, now);
 		pkt->flags |= SRD_TP_PKT_F_FAST_RETX;
 		tp_retransmit(tp, peer, pkt, now);
