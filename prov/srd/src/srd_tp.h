@@ -189,6 +189,7 @@ struct srd_tp_peer {
 	uint32_t rx_newest_psn;		/* latest arrival and its host time, */
 	uint64_t rx_newest_ns;		/* echoed in acks (0: none since) */
 	bool rx_rnr;			/* the next ack says receiver-not-ready */
+	bool ack_twice;			/* the next ack goes on two paths */
 	bool ack_now;
 	uint64_t ack_deadline;		/* 0: none pending */
 	struct srd_dlist ack_entry;	/* srd_tp.ack_list while ack_now */

@@ -45,8 +45,11 @@ void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
 		srd_tp_window_ack(tp, peer, base->ack_psn, NULL, 0);
 	switch (srd_seqwin_check(&peer->rx_win, base->psn)) {
 	case SRD_SEQWIN_DUP:
-		/* Our ack was lost or late: say again what we have. */
+		/* Our ack was lost or late: say again what we have, on
+		 * two paths, in case the last one went into a black hole
+		 * (the sender backs off with every ack it misses). */
 		tp->cnt.rx_dup++;
+		peer->ack_twice = true;
 		tp_ack_schedule(tp, peer, true);
 		return;
 	case SRD_SEQWIN_AHEAD:
@@ -158,6 +161,12 @@ void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer)
 	iov.iov_len = sizeof(pkt.base) + sizeof(pkt.ack) + pkt.ack.sack_bytes;
 	srd_tp_post_raw(tp, peer, &iov, 1, path);
 	tp->cnt.tx_acks++;
+	if (peer->ack_twice && tp->wire->npaths > 1) {
+		peer->ack_twice = false;
+		pkt.base.path = srd_tp_path_pick_ctrl(tp, peer);
+		srd_tp_post_raw(tp, peer, &iov, 1, pkt.base.path);
+		tp->cnt.tx_acks++;
+	}
 }
 
 /* A sequenced packet just carried our cumulative ack: unless holes need

@@ -310,11 +310,18 @@ void srd_tp_send(struct srd_tp *tp, struct srd_tp_peer *peer,
 static inline uint64_t tp_pkt_deadline(const struct srd_tp_peer *peer,
 				       const struct srd_tp_pkt *pkt)
 {
-	/* The timer restarts whenever an ack makes progress (RFC 6298
-	 * 5.3): later packets of a burst are not late because the first
-	 * one's ack took the burst's serialization time. */
-	return (pkt->sent_ns > peer->ack_progress_ns ? pkt->sent_ns :
-		peer->ack_progress_ns) + peer->rto_ns;
+	/* The timer restarts when an ack makes progress (RFC 6298 5.3):
+	 * later packets of a burst are not late because the first one's
+	 * ack took the burst's serialization time.  But only once: over
+	 * many paths, acks keep coming on the good ones while a packet
+	 * lies lost on a black-holed one, and restarting for every one of
+	 * them would hold its timer off until the window ran dry. */
+	uint64_t restart = peer->ack_progress_ns;
+
+	if (restart > pkt->sent_ns + peer->rto_ns)
+		restart = pkt->sent_ns + peer->rto_ns;
+	return (pkt->sent_ns > restart ? pkt->sent_ns : restart) +
+	       peer->rto_ns;
 }
 
 /* Tail loss probe: when the oldest packet has had no answer for about
