@@ -9,6 +9,10 @@
 #      endpoints through the real libfabric),
 #   4. Debian's fi_pingpong over srd (msg and tagged, -c, -S all),
 #   5. the loss test: 5 % UDP loss inside a network namespace (root only),
+#      and the ECMP test bed (fabtests/scripts/sft_ecmp.sh: two hosts, two
+#      routers, 4 parallel links): integrity under 1 % and 5 % loss,
+#      spraying over the links, failover when a link black-holes, incast
+#      into a rate-limited receiver, a dead peer and a restarted one,
 #   6. Open MPI over srd (fabtests/mpi): the MPI suite (point-to-point,
 #      collectives, one-sided, MPI_THREAD_MULTIPLE) at 2, 4 and 8 ranks
 #      on lo and across 4 network namespaces, and the SIGSTOPped-rank test.
@@ -107,6 +111,15 @@ loss() {
 		fabtests/scripts/sft_loss.sh -p srd
 }
 
+ecmp() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "SKIP: the ECMP test bed needs root (network namespaces)"
+		return 0
+	fi
+	FI_PROVIDER_PATH=$top/build/.libs SFT_BINDIR=$top/build/fabtests \
+		fabtests/scripts/sft_ecmp.sh -p srd
+}
+
 mpi_loopback() {	# Open MPI over srd: 2, 4 and 8 ranks on lo
 	FI_PROVIDER_PATH=$top/build/.libs MPI_BINDIR=$top/build/mpi \
 		fabtests/mpi/mpi_suite.sh -p srd --quick
@@ -151,6 +164,7 @@ stage "build with ASan+UBSan" build build-asan --enable-sanitize &&
 stage "unit tests under valgrind memcheck" memcheck
 stage "fi_pingpong (Debian libfabric-bin) over srd" pingpong
 stage "loss test (5% UDP loss in a namespace)" loss
+stage "ECMP test bed (4 links: loss, spraying, failover, incast, dead and restarted peers)" ecmp
 stage "build the MPI test programs" fabtests/mpi/mpi_build.sh build/mpi &&
 	{
 	stage "MPI suite over srd on lo (2, 4, 8 ranks)" mpi_loopback
