@@ -12,7 +12,8 @@
 #      the K = 4 / K = 1 speed-up;
 #   2. small-message latency (sft_pingpong, 8 B, half round trips) p50,
 #      p99, p99.9 with 0 %, 0.1 % and 1 % random loss on every link (no
-#      rate limit);
+#      rate limit; loss of every IPv4 packet, so TCP-based providers see
+#      it too);
 #   3. bandwidth under 1 % loss as a fraction of lossless (K = 4, rated);
 #   4. the longest stall (the longest gap between two receive
 #      completions of 64 KiB messages) when the busiest of 4 links is
@@ -71,9 +72,9 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 if [ "$quick" = 1 ]; then
-	bw_iters=4; lat_iters=5000; stall_iters=300
+	bw_iters=4; lat_iters=5000; stall_iters=100
 else
-	bw_iters=12; lat_iters=20000; stall_iters=800
+	bw_iters=12; lat_iters=20000; stall_iters=200
 fi
 port=21000
 failures=0
@@ -182,7 +183,7 @@ for k in 1 4; do
 		run_bw "$prov" "bw$k"
 	done < <(tr ' ' '\n' <<<"$provs" | sed '/^$/d')
 	if [ "$k" = 4 ]; then
-		bed loss 1 >/dev/null
+		bed loss 1 all >/dev/null
 		while read -r prov; do
 			run_bw "$prov" bwloss
 		done < <(tr ' ' '\n' <<<"$provs" | sed '/^$/d')
@@ -199,7 +200,7 @@ done
 # 2: latency, K = 4, no rate limit
 bed up -k 4 >/dev/null || { echo "bed up failed"; exit 1; }
 for loss in 0 0.1 1; do
-	bed loss "$loss" >/dev/null
+	bed loss "$loss" all >/dev/null
 	while read -r prov; do
 		run_lat "$prov" "lat$loss"
 	done < <(tr ' ' '\n' <<<"$provs" | sed '/^$/d')

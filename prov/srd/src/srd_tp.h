@@ -171,6 +171,7 @@ struct srd_tp_peer {
 	uint32_t cc_losses;		/* fast retransmits in this RTT */
 	uint64_t cc_loss_epoch_ns;
 	uint64_t last_fabric_rtt_ns;	/* RTT less the receiver's host delay */
+	uint64_t net_srtt_ns;		/* smoothed, of those */
 	uint64_t rnr_until_ns;		/* the receiver pushed back: wait */
 	uint64_t rnr_backoff_ns;
 

@@ -96,6 +96,8 @@ static void tp_cc_on_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 	uint64_t target;
 
 	peer->last_fabric_rtt_ns = rtt;
+	peer->net_srtt_ns = peer->net_srtt_ns ?
+			    (7 * peer->net_srtt_ns + rtt) / 8 : rtt;
 	if (!peer->base_rtt_ns || rtt < peer->base_rtt_ns ||
 	    now - peer->base_rtt_at_ns > SRD_TP_BASE_RTT_AGE_NS) {
 		peer->base_rtt_ns = rtt;
@@ -336,13 +338,14 @@ static inline uint64_t tp_probe_deadline(const struct srd_tp_peer *peer,
 					 const struct srd_tp_pkt *oldest,
 					 uint64_t ack_delay_ns)
 {
-	uint64_t pto = 2 * peer->srtt_ns, net = 4 * peer->base_rtt_ns;
+	uint64_t pto = 2 * peer->srtt_ns, net = 2 * peer->net_srtt_ns;
 
 	if (peer->probes_sent >= SRD_TP_PROBES_MAX || !peer->srtt_ns)
 		return UINT64_MAX;
 	/* The smoothed RTT includes the receiver's host delay, which on a
-	 * busy host is milliseconds; the network's is far less.  A probe
-	 * sent too early costs one duplicate; one sent late, a stall. */
+	 * busy host is milliseconds; the network's (queues included) is
+	 * often far less.  A probe sent too early costs one duplicate; one
+	 * sent late, a stall. */
 	if (net < SRD_TP_PROBE_MIN_NS)
 		net = SRD_TP_PROBE_MIN_NS;
 	if (net < pto)
