@@ -9,8 +9,7 @@
  * again; a path that lost SRD_TP_PATH_DOWN_AFTER packets in a row with no
  * ack in between is DOWN: no data goes there, only a PATH_PROBE every
  * SRD_TP_PATH_PROBE_NS, which the peer answers with a PATH_ECHO (on any
- * path of its own); the echo, or the ack of a packet sent on the path,
- * brings it back.  The last usable path is never taken down.  Resends
+ * path of its own); the echo brings it back.  The last usable path is never taken down.  Resends
  * avoid the path of the lost copy and prefer the last path known to
  * deliver.  Acks and handshakes, which have no packet number of their
  * own, rotate over the usable paths.
@@ -152,12 +151,8 @@ void srd_tp_path_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 		peer->path_samples = 0;
 		tp_paths_reweigh(tp, peer);
 	}
-	if (p->state == SRD_TP_PATH_DOWN) {
-		p->state = SRD_TP_PATH_UP;	/* a late ack of it */
-		p->loss_score = SRD_TP_PATH_LOSS_SCORE;
-		peer->paths_down--;
-		tp->cnt.path_ups++;
-	}
+	/* A DOWN path stays down until its probe is echoed: an ack now is
+	 * of a packet sent before it went down. */
 }
 
 /* --- probes of DOWN paths ---------------------------------------------- */
