@@ -15,10 +15,11 @@
 #      rate limit; loss of every IPv4 packet, so TCP-based providers see
 #      it too);
 #   3. bandwidth under 1 % loss as a fraction of lossless (K = 4, rated);
-#   4. the longest stall (the longest gap between two receive
-#      completions of 64 KiB messages) when the busiest of 4 links is
-#      black-holed mid-transfer, against the longest gap of the same run
-#      without the fault.
+#   4. the stall when the busiest of 4 links is black-holed mid-transfer:
+#      the longest gap between two receive completions of 64 KiB
+#      messages that overlaps the second after the fault, against the
+#      same measure in a run without the fault (the same bed commands
+#      run, so their own disturbance of a small machine shows in both).
 #
 # and checks srd against its targets: K=4 bandwidth >= 0.8 * 4 x K=1,
 # p99.9 <= 2 ms under 1 % loss, >= 80 % of lossless bandwidth under 1 %
@@ -131,9 +132,9 @@ run_lat() {	# run_lat PROV KEY
 # The longest receive gap of a 64 KiB stream; with FAULT=1, black-hole
 # the link that carried the most bytes during the first second.
 run_stall() {	# run_stall PROV KEY FAULT
-	local prov=$1 key=$2 fault=$3 link
+	local prov=$1 key=$2 fault=$3 link t_fault
 	port=$((port + 1))
-	bed exec B env "${envs[@]}" timeout -k 5 60 "$bindir/sft_bw" \
+	bed exec B env "${envs[@]}" SFT_GAP_LOG=1 timeout -k 5 60 "$bindir/sft_bw" \
 		-p "$prov" -s -P "$port" -t 60 -S 64k -W 16 \
 		-I "$stall_iters" >"$tmp/server" 2>&1 &
 	local spid=$!
@@ -151,6 +152,9 @@ run_stall() {	# run_stall PROV KEY FAULT
 		    $1 !~ /^#/ { d = $2 - b[$1]; if (d > m) { m = d; l = $1 } }
 		    END { print l }' "$tmp/c0" "$tmp/c1")
 	link=${link#l}
+	sleep 1
+	# CLOCK_BOOTTIME, = CLOCK_MONOTONIC where nothing suspends
+	t_fault=$(awk '{ print $1 }' /proc/uptime)
 	if [ "$fault" = 1 ]; then
 		bed blackhole "${link:-1}" >/dev/null
 	else
@@ -161,8 +165,10 @@ run_stall() {	# run_stall PROV KEY FAULT
 	wait "$spid" 2>/dev/null
 	bed unblackhole "${link:-1}" >/dev/null
 	if [ "$rc" = 0 ]; then
-		R[$prov,$key]=$(awk '/longest gap/ { printf "%.1f", $6 / 1000 }' \
-				"$tmp/server")
+		# longest gap that overlaps [fault, fault + 1 s]
+		R[$prov,$key]=$(awk -v t="$t_fault" '
+			$1 == "gap" && $3 >= t && $2 <= t + 1 && $3 - $2 > m { m = $3 - $2 }
+			END { printf "%.1f", m * 1000 }' "$tmp/server")
 	else
 		R[$prov,$key]="stalled"
 		echo "  $prov $key: did not complete (exit $rc)"
@@ -225,7 +231,7 @@ for p in "${plist[@]}"; do
 		"$(tr ' ' / <<<"${R[$p,lat0.1]}")" "$(tr ' ' / <<<"${R[$p,lat1]}")"
 done
 echo
-printf '%-14s %18s %22s\n' provider "longest gap, ms" "with a link black-holed"
+printf '%-14s %18s %22s\n' provider "gap in 1 s, ms" "same, link black-holed"
 for p in "${plist[@]}"; do
 	printf '%-14s %18s %22s\n' "$p" "${R[$p,gap]}" "${R[$p,stall]}"
 done

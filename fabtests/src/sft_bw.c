@@ -3,7 +3,9 @@
  * of sends (-W, default 64, capped so a window holds <= 64 MiB), waits
  * for all send completions and for a small ack from the server; -I
  * windows per size.  Prints MB/s per size; the server also prints the
- * longest time between two of its receive completions (a stall).
+ * longest time between two of its receive completions (a stall), and
+ * with SFT_GAP_LOG=1 every gap of 2 ms or more as "gap START END" in
+ * CLOCK_MONOTONIC seconds, to line stalls up with events outside.
  *
  * Checks: every send completion (op_context belongs to the window, each
  * exactly once, FI_SEND|FI_MSG/FI_TAGGED); every receive completion
@@ -34,6 +36,7 @@ struct bw {
 	char *seen;
 	uint64_t first_rx_us, last_rx_us;	/* server: stalls */
 	uint64_t max_gap_us, max_gap_at_us;
+	int gap_log;
 };
 
 static uint64_t tag_of(int w, int slot)
@@ -107,6 +110,10 @@ static void collect(struct bw *b, int s, int w, int rx)
 				b->max_gap_us = now - b->last_rx_us;
 				b->max_gap_at_us = b->last_rx_us - b->first_rx_us;
 			}
+			if (b->gap_log && now - b->last_rx_us >= 2000 &&
+			    b->last_rx_us)
+				printf("gap %.6f %.6f\n", b->last_rx_us / 1e6,
+				       now / 1e6);
 			b->last_rx_us = now;
 		}
 		i = claim_slot(b, s, e.op_context, rx ? "recv" : "send");
@@ -209,6 +216,7 @@ int main(int argc, char **argv)
 		o.iters = 10;
 	memset(&b, 0, sizeof(b));
 	b.tagged = o.tagged;
+	b.gap_log = getenv("SFT_GAP_LOG") && !strcmp(getenv("SFT_GAP_LOG"), "1");
 	p.caps = o.tagged ? FI_TAGGED : FI_MSG;
 	sft_setup(&b.c, &o, &p);
 	b.sas = !!(b.c.info->tx_attr->msg_order & FI_ORDER_SAS) &&
