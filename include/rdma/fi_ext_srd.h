@@ -55,6 +55,7 @@ struct fi_srd_ep_stats {
 	uint64_t retx_probe;		/* resent as tail loss probes */
 	uint64_t path_probes;		/* probes sent on paths that were down */
 	uint64_t path_ups;		/* paths found working again */
+	uint64_t rto_spurious;		/* timeouts undone: the packet arrived */
 };
 
 /* The send side of one peer: congestion control and RTT. */

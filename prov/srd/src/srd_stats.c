@@ -41,6 +41,7 @@ static void stats_ep_fill(const struct srd_ep *ep, struct fi_srd_ep_stats *st)
 	st->retx_probe = c->retx_probe;
 	st->path_probes = c->path_probes;
 	st->path_ups = c->path_ups;
+	st->rto_spurious = c->rto_spurious;
 }
 
 static uint32_t stats_paths_down(const struct srd_tp *tp,
@@ -204,14 +205,14 @@ static void stats_print(struct srd_ep *ep, FILE *f)
 	fprintf(f, "ep tx_pkts %lu tx_bytes %lu retx_timeout %lu retx_fast %lu "
 		"retx_probe %lu rx_pkts %lu rx_bytes %lu rx_dup %lu tx_acks %lu rx_acks %lu "
 		"rnr_sent %lu rnr_recv %lu cc_cuts %lu path_downs %lu "
-		"path_ups %lu path_probes %lu "
+		"path_ups %lu path_probes %lu rto_spurious %lu "
 		"peers %lu peers_failed %lu drop_malformed %lu drop_unknown "
 		"%lu drop_conn %lu drop_window %lu\n",
 		e.tx_pkts, e.tx_bytes, e.retx_timeout, e.retx_fast,
 		e.retx_probe, e.rx_pkts,
 		e.rx_bytes, e.rx_dup, e.tx_acks, e.rx_acks, e.rnr_sent,
 		e.rnr_recv, e.cc_cuts, e.path_downs, e.path_ups,
-		e.path_probes, e.peers, e.peers_failed,
+		e.path_probes, e.rto_spurious, e.peers, e.peers_failed,
 		e.rx_drop_malformed, e.rx_drop_unknown, e.rx_drop_conn,
 		e.rx_drop_window);
 	for (uint32_t i = 0; i < ep->tp.npeers; i++) {

@@ -52,6 +52,7 @@
 #define SRD_TP_CC_BETA			0.8	/* decrease per unit of excess delay */
 #define SRD_TP_CC_MAX_MDF		0.5	/* largest cut per RTT */
 #define SRD_TP_CC_LOSS_MDF		0.1	/* cut on loss with short queues */
+#define SRD_TP_RTO_RESET_AFTER		3	/* silent timeouts before cwnd = 1 */
 #define SRD_TP_BASE_RTT_AGE_NS		(10 * SRD_NS_PER_S)
 
 /* Receiver-not-ready backoff (spec 6.8). */
@@ -93,6 +94,7 @@ struct srd_tp_path {
 	uint64_t srtt_ns;		/* of first transmissions acked */
 	uint32_t tx_seq;		/* packets sent on it: stamps each send */
 	uint32_t acked_seq;		/* 1 + the latest stamp acked */
+	uint64_t unacked_since_ns;	/* outstanding packets, no ack since */
 	uint64_t probe_at_ns;		/* DOWN: when the next probe may go */
 	uint32_t consec_losses;		/* since the last ack on this path */
 	uint32_t loss_score;		/* decaying: steers traffic away */
@@ -152,6 +154,8 @@ struct srd_tp_peer {
 	uint64_t ack_progress_ns;	/* last time an ack freed a packet */
 	uint64_t acked_sent_ns;		/* latest send time of a packet acked */
 	uint8_t probes_sent;		/* tail loss probes since the last ack */
+	uint8_t rto_streak;		/* silent timeouts since the last ack */
+	double cwnd_undo, ssthresh_undo;	/* before the last timeout's cut */
 	uint64_t last_heard_ns;		/* last valid packet from the peer */
 	uint32_t path_next;
 	uint32_t ack_path_next;
@@ -177,7 +181,7 @@ struct srd_tp_peer {
 
 	/* counters of this peer (fi_ext_srd.h) */
 	uint64_t tx_pkts, tx_bytes, retx_timeout, retx_fast, rnr_recv;
-	uint64_t cc_cuts, retx_probe;
+	uint64_t cc_cuts, retx_probe, rto_spurious;
 	uint64_t last_rtt_ns;
 
 	/* receive session */
@@ -238,7 +242,7 @@ struct srd_tp_counters {
 	uint64_t rx_drop_malformed, rx_drop_unknown, rx_drop_conn;
 	uint64_t rx_drop_window, peers_failed;
 	uint64_t rnr_sent, rnr_recv, cc_cuts, path_downs, retx_probe;
-	uint64_t path_probes, path_ups;
+	uint64_t path_probes, path_ups, rto_spurious;
 };
 
 struct srd_tp {
@@ -339,7 +343,7 @@ uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  uint64_t now, int avoid);
 uint16_t srd_tp_path_pick_ctrl(struct srd_tp *tp, struct srd_tp_peer *peer);
 uint32_t srd_tp_path_sent(struct srd_tp_peer *peer, uint16_t path,
-			  uint32_t len, bool retx);
+			  uint32_t len, bool retx, uint64_t now);
 void srd_tp_path_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 		       uint16_t path, uint32_t path_seq, uint64_t rtt_ns);
 void srd_tp_path_lost(struct srd_tp *tp, struct srd_tp_peer *peer,

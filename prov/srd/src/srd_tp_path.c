@@ -122,7 +122,7 @@ uint16_t srd_tp_path_pick_ctrl(struct srd_tp *tp, struct srd_tp_peer *peer)
 }
 
 uint32_t srd_tp_path_sent(struct srd_tp_peer *peer, uint16_t path,
-			  uint32_t len, bool retx)
+			  uint32_t len, bool retx, uint64_t now)
 {
 	struct srd_tp_path *p = &peer->paths[path];
 
@@ -130,6 +130,8 @@ uint32_t srd_tp_path_sent(struct srd_tp_peer *peer, uint16_t path,
 	p->tx_bytes += len;
 	if (retx)
 		p->retx++;
+	if (p->tx_seq == p->acked_seq)	/* nothing was outstanding */
+		p->unacked_since_ns = now;
 	return p->tx_seq++;
 }
 
@@ -138,8 +140,12 @@ void srd_tp_path_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	struct srd_tp_path *p = &peer->paths[path];
 
-	if ((int32_t)(path_seq + 1 - p->acked_seq) > 0)
+	if ((int32_t)(path_seq + 1 - p->acked_seq) > 0) {
 		p->acked_seq = path_seq + 1;
+		/* progress on this path: its silence clock restarts */
+		p->unacked_since_ns = p->acked_seq == p->tx_seq ? 0 :
+				      srd_tp_now(tp);
+	}
 
 	p->acked++;
 	p->consec_losses = 0;

@@ -164,11 +164,29 @@ static void tp_cc_on_loss(struct srd_tp *tp, struct srd_tp_peer *peer,
 		tp_cc_cut(tp, peer, 1.0 - SRD_TP_CC_LOSS_MDF, now);
 }
 
+/* A timeout with nothing acked since the packets left: the first ones in
+ * a row halve the window (the peer was most likely just off the CPU, as
+ * on an oversubscribed host, where collapsing to one packet each time
+ * made transfers crawl); SRD_TP_RTO_RESET_AFTER in a row mean real
+ * trouble: one packet, and slow start up to half of what was. */
 static void tp_cc_on_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 			     uint64_t now)
 {
 	if (!tp->cfg.cc_target_ns)
 		return;
+	if (!peer->rto_streak) {	/* what to restore if it was spurious */
+		peer->cwnd_undo = peer->cwnd;
+		peer->ssthresh_undo = peer->ssthresh;
+	}
+	if (++peer->rto_streak < SRD_TP_RTO_RESET_AFTER) {
+		/* halve, but slow-start back: ssthresh stays where it was */
+		double ssthresh = peer->ssthresh > peer->cwnd ?
+				  peer->ssthresh : peer->cwnd;
+
+		tp_cc_cut(tp, peer, 1.0 - SRD_TP_CC_MAX_MDF, now);
+		peer->ssthresh = ssthresh;
+		return;
+	}
 	peer->ssthresh = peer->cwnd / 2 > 2.0 ? peer->cwnd / 2 : 2.0;
 	peer->cwnd = SRD_TP_CWND_MIN;
 	peer->cc_cut_ns = now;
@@ -201,7 +219,7 @@ static void tp_transmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 	srd_tp_post_raw(tp, peer, pkt->iov, pkt->iovcnt, pkt->path);
 	srd_tp_ack_note_piggyback(peer);
 	pkt->path_seq = srd_tp_path_sent(peer, pkt->path, pkt->len,
-					 pkt->retries != 0);
+					 pkt->retries != 0, now);
 	peer->tx_pkts++;
 	peer->tx_bytes += pkt->len;
 	tp->cnt.tx_pkts++;
@@ -312,18 +330,13 @@ void srd_tp_send(struct srd_tp *tp, struct srd_tp_peer *peer,
 static inline uint64_t tp_pkt_deadline(const struct srd_tp_peer *peer,
 				       const struct srd_tp_pkt *pkt)
 {
-	/* The timer restarts when an ack makes progress (RFC 6298 5.3):
-	 * later packets of a burst are not late because the first one's
-	 * ack took the burst's serialization time.  But only once: over
-	 * many paths, acks keep coming on the good ones while a packet
-	 * lies lost on a black-holed one, and restarting for every one of
-	 * them would hold its timer off until the window ran dry. */
-	uint64_t restart = peer->ack_progress_ns;
-
-	if (restart > pkt->sent_ns + peer->rto_ns)
-		restart = pkt->sent_ns + peer->rto_ns;
-	return (pkt->sent_ns > restart ? pkt->sent_ns : restart) +
-	       peer->rto_ns;
+	/* The timer restarts whenever an ack makes progress (RFC 6298
+	 * 5.3): later packets of a burst are not late because the first
+	 * one's ack took the burst's serialization time, or because the
+	 * receiver was off the CPU.  (A packet lost on a black-holed path
+	 * while the others deliver is found by tp_paths_check_silent.) */
+	return (pkt->sent_ns > peer->ack_progress_ns ? pkt->sent_ns :
+		peer->ack_progress_ns) + peer->rto_ns;
 }
 
 /* Tail loss probe: when the oldest packet has had no answer for about
@@ -338,18 +351,15 @@ static inline uint64_t tp_probe_deadline(const struct srd_tp_peer *peer,
 					 const struct srd_tp_pkt *oldest,
 					 uint64_t ack_delay_ns)
 {
-	uint64_t pto = 2 * peer->srtt_ns, net = 2 * peer->net_srtt_ns;
+	uint64_t pto = 2 * peer->srtt_ns;
 
 	if (peer->probes_sent >= SRD_TP_PROBES_MAX || !peer->srtt_ns)
 		return UINT64_MAX;
-	/* The smoothed RTT includes the receiver's host delay, which on a
-	 * busy host is milliseconds; the network's (queues included) is
-	 * often far less.  A probe sent too early costs one duplicate; one
-	 * sent late, a stall. */
-	if (net < SRD_TP_PROBE_MIN_NS)
-		net = SRD_TP_PROBE_MIN_NS;
-	if (net < pto)
-		pto = net;
+	/* Two full RTTs, the receiver's host delay included: on an
+	 * oversubscribed host that delay is milliseconds, and probing
+	 * sooner only adds duplicates to a receiver that is merely late. */
+	if (pto < SRD_TP_PROBE_MIN_NS)
+		pto = SRD_TP_PROBE_MIN_NS;
 	pto += ack_delay_ns;
 	if (pto >= peer->rto_ns)
 		return UINT64_MAX;	/* the timer comes first anyway */
@@ -486,12 +496,25 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 		srd_tp_path_acked(tp, peer, pkt->path, pkt->path_seq, rtt);
 	}
 	tp_cc_on_ack(tp, peer);
-	if (pkt->flags & SRD_TP_PKT_F_LOST)
+	if (pkt->flags & SRD_TP_PKT_F_LOST) {
 		peer->tx_lost_cnt--;
+		/* Acked while still waiting to be resent: the copy the
+		 * timer gave up on arrived after all.  The timeout was
+		 * spurious (a late receiver, not a loss): undo its cut
+		 * (Eifel-like, RFC 3522). */
+		if (peer->cwnd_undo > peer->cwnd) {
+			peer->cwnd = peer->cwnd_undo;
+			peer->ssthresh = peer->ssthresh_undo;
+			peer->rto_spurious++;
+			tp->cnt.rto_spurious++;
+		}
+		peer->cwnd_undo = 0;
+	}
 	if (pkt->sent_ns > peer->acked_sent_ns)
 		peer->acked_sent_ns = pkt->sent_ns;
 	peer->ack_progress_ns = now;
 	peer->probes_sent = 0;
+	peer->rto_streak = 0;
 	peer->rnr_backoff_ns = 0;
 	peer->tx_ring[pkt->psn % SRD_TP_WINDOW_MAX] = NULL;
 	peer->tx_inflight--;
@@ -499,6 +522,50 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 	srd_dlist_remove(&pkt->entry);
 	pkt->state = SRD_TP_PKT_FREE;
 	tp->ops->done(tp->ctx, pkt, 0);
+}
+
+/*
+ * A path that black-holes never shows a later packet of its own acked,
+ * so per-path loss detection cannot see it, and while the other paths
+ * deliver, the retransmit timer keeps restarting.  So: a path with
+ * packets outstanding and no ack of its own for an RTO, while acks of
+ * packets sent after its oldest outstanding one keep arriving by other
+ * paths, is silent: everything in flight on it is lost (and after three
+ * losses the path is DOWN).
+ */
+static void tp_paths_check_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
+				  uint64_t now)
+{
+	struct srd_dlist *e, *next;
+
+	for (uint16_t i = 0; i < tp->wire->npaths; i++) {
+		struct srd_tp_path *p = &peer->paths[i];
+		uint32_t lost = 0;
+
+		if (!p->unacked_since_ns ||
+		    now - p->unacked_since_ns < peer->rto_ns ||
+		    peer->acked_sent_ns <= p->unacked_since_ns)
+			continue;
+		for (e = peer->tx_inflight_list.next;
+		     e != &peer->tx_inflight_list; e = next) {
+			struct srd_tp_pkt *pkt =
+				srd_container_of(e, struct srd_tp_pkt, entry);
+
+			next = e->next;
+			if (pkt->path != i)
+				continue;
+			srd_tp_path_lost(tp, peer, i, now);
+			tp_mark_lost(peer, pkt);
+			peer->retx_timeout++;
+			tp->cnt.retx_timeout++;
+			lost++;
+		}
+		/* forgive what was outstanding: it is being resent elsewhere */
+		p->acked_seq = p->tx_seq;
+		p->unacked_since_ns = 0;
+		if (lost)
+			tp_cc_on_loss(tp, peer, lost, now);
+	}
 }
 
 static void tp_fast_retransmit(struct srd_tp *tp, struct srd_tp_peer *peer,
@@ -570,6 +637,7 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		peer->tx_una++;
 	if (sacked)
 		tp_fast_retransmit(tp, peer, highest, now);
+	tp_paths_check_silent(tp, peer, now);
 	srd_tp_window_flush(tp, peer);
 	srd_tp_peer_rearm(tp, peer);
 }
