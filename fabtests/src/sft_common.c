@@ -337,7 +337,6 @@ void sft_close_ep(struct sft_ctx *c)
 void sft_setup(struct sft_ctx *c, struct sft_opts *o,
 	       const struct sft_params *p)
 {
-	struct fi_av_attr av_attr;
 	int ret;
 
 	memset(c, 0, sizeof(*c));
@@ -352,10 +351,17 @@ void sft_setup(struct sft_ctx *c, struct sft_opts *o,
 			 o->prov, fi_tostr(&p->caps, FI_TYPE_CAPS));
 	if (ret)
 		sft_die("fi_getinfo: %d (%s)", ret, fi_strerror(-ret));
-	c->need_mr = !!(c->info->domain_attr->mr_mode & FI_MR_LOCAL);
 	sft_log("using %s, fabric %s, domain %s, mr_mode 0x%x",
 		c->info->fabric_attr->prov_name, c->info->fabric_attr->name,
 		c->info->domain_attr->name, c->info->domain_attr->mr_mode);
+	sft_open_objects(c);
+}
+
+void sft_open_objects(struct sft_ctx *c)
+{
+	struct fi_av_attr av_attr;
+
+	c->need_mr = !!(c->info->domain_attr->mr_mode & FI_MR_LOCAL);
 	SFT_TRY(fi_fabric(c->info->fabric_attr, &c->fabric, NULL));
 	SFT_TRY(fi_domain(c->fabric, c->info, &c->domain, NULL));
 	memset(&av_attr, 0, sizeof(av_attr));

@@ -144,6 +144,8 @@ int sft_getinfo(const struct sft_opts *o, const struct sft_params *p,
 		struct fi_info **info);
 void sft_setup(struct sft_ctx *c, struct sft_opts *o,
 	       const struct sft_params *p);
+/* fabric, domain, AV and endpoint for c->info (after fi_getinfo) */
+void sft_open_objects(struct sft_ctx *c);
 void sft_open_ep(struct sft_ctx *c);
 void sft_close_ep(struct sft_ctx *c);
 void sft_teardown(struct sft_ctx *c);

@@ -191,7 +191,6 @@ static void setup(struct incast *in)
 {
 	struct sft_params p = { 0 };
 	struct sft_ctx *c = &in->c;
-	struct fi_av_attr av_attr;
 	struct fi_info *hints;
 	char host[256], *colon;
 	int ret;
@@ -222,13 +221,7 @@ static void setup(struct incast *in)
 	if (ret)
 		sft_die("fi_getinfo(%s): %d (%s)", in->src, ret,
 			fi_strerror(-ret));
-	c->need_mr = !!(c->info->domain_attr->mr_mode & FI_MR_LOCAL);
-	SFT_TRY(fi_fabric(c->info->fabric_attr, &c->fabric, NULL));
-	SFT_TRY(fi_domain(c->fabric, c->info, &c->domain, NULL));
-	memset(&av_attr, 0, sizeof(av_attr));
-	av_attr.type = c->info->domain_attr->av_type;
-	SFT_TRY(fi_av_open(c->domain, &av_attr, &c->av, NULL));
-	sft_open_ep(c);
+	sft_open_objects(c);
 }
 
 static void getname(struct incast *in, uint8_t *addr, uint32_t *len)
