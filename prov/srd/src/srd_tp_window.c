@@ -560,6 +560,11 @@ static void tp_paths_check_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
 			tp->cnt.retx_timeout++;
 			lost++;
 		}
+		/* Nothing of it left in flight: a probe or a resend on
+		 * another path got it through meanwhile.  The path still
+		 * lost it: a sparse sender learns its black holes so. */
+		if (!lost)
+			srd_tp_path_lost(tp, peer, i, now);
 		/* forgive what was outstanding: it is being resent elsewhere */
 		p->acked_seq = p->tx_seq;
 		p->unacked_since_ns = 0;
