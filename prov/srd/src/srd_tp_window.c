@@ -432,14 +432,14 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 			srd_tp_peer_fail(tp, peer, -EHOSTUNREACH);
 			return;
 		}
-		/* Packets sent after this one came back, by other paths or
-		 * its own: the network dropped it, not the peer; and with
-		 * nothing back from its own path, the path may black-hole
-		 * (three such losses take it down).  If nothing at all came
-		 * back, the peer is slow or gone: congestion rules apply. */
-		if (peer->acked_sent_ns > pkt->sent_ns)
-			srd_tp_path_lost(tp, peer, pkt->path, now);
-		else
+		/* Packets sent after this one came back: the network dropped
+		 * it, not the peer.  Its path is only suspect: a timeout
+		 * expires whole bursts at once, whatever their paths, and
+		 * black holes are found per path (tp_paths_check_silent).
+		 * If nothing at all came back, the peer is slow or gone:
+		 * congestion rules apply. */
+		srd_tp_path_suspect(peer, pkt->path);
+		if (peer->acked_sent_ns <= pkt->sent_ns)
 			peer_silent = true;
 		tp_mark_lost(peer, pkt);
 		peer->retx_timeout++;
