@@ -485,6 +485,23 @@ static void tp_rtt_sample(struct srd_tp *tp, struct srd_tp_peer *peer,
 		peer->rto_ns = SRD_TP_RTO_MAX_NS;
 }
 
+/* An ack made progress: the backoff has done its job.  RFC 6298 keeps
+ * the backed-off value until a valid RTT sample, but when every packet
+ * was resent (probes, timeouts) Karn's rule allows none, and a timer
+ * stuck at its 200 ms ceiling stalls every later loss for that long. */
+static void tp_rto_unbackoff(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	uint64_t rto;
+
+	if (!peer->srtt_ns)
+		return;
+	rto = peer->srtt_ns + 4 * peer->rttvar_ns;
+	if (rto < tp->cfg.rto_min_ns)
+		rto = tp->cfg.rto_min_ns;
+	if (rto < peer->rto_ns)
+		peer->rto_ns = rto;
+}
+
 static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 			 struct srd_tp_pkt *pkt, uint64_t now)
 {
@@ -515,6 +532,7 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 	peer->ack_progress_ns = now;
 	peer->probes_sent = 0;
 	peer->rto_streak = 0;
+	tp_rto_unbackoff(tp, peer);
 	peer->rnr_backoff_ns = 0;
 	peer->tx_ring[pkt->psn % SRD_TP_WINDOW_MAX] = NULL;
 	peer->tx_inflight--;
@@ -560,11 +578,6 @@ static void tp_paths_check_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
 			tp->cnt.retx_timeout++;
 			lost++;
 		}
-		/* Nothing of it left in flight: a probe or a resend on
-		 * another path got it through meanwhile.  The path still
-		 * lost it: a sparse sender learns its black holes so. */
-		if (!lost)
-			srd_tp_path_lost(tp, peer, i, now);
 		/* forgive what was outstanding: it is being resent elsewhere */
 		p->acked_seq = p->tx_seq;
 		p->unacked_since_ns = 0;
