@@ -159,7 +159,6 @@ struct srd_tp_peer {
 	uint64_t last_heard_ns;		/* last valid packet from the peer */
 	uint32_t path_next;
 	uint32_t ack_path_next;
-	uint32_t hs_tries;
 	struct srd_tp_path *paths;	/* wire->npaths */
 	uint32_t path_samples;		/* RTT samples since the last reweighing */
 	uint16_t good_path;		/* the last path a first send was acked on */
@@ -182,7 +181,6 @@ struct srd_tp_peer {
 	/* counters of this peer (fi_ext_srd.h) */
 	uint64_t tx_pkts, tx_bytes, retx_timeout, retx_fast, rnr_recv;
 	uint64_t cc_cuts, retx_probe, rto_spurious;
-	uint64_t last_rtt_ns;
 
 	/* receive session */
 	bool rx_active;
@@ -340,7 +338,7 @@ void srd_tp_window_rnr(struct srd_tp *tp, struct srd_tp_peer *peer,
 /* srd_tp_path.c */
 int srd_tp_paths_init(struct srd_tp *tp, struct srd_tp_peer *peer);
 uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
-			  uint64_t now, int avoid);
+			  int avoid);
 uint16_t srd_tp_path_pick_ctrl(struct srd_tp *tp, struct srd_tp_peer *peer);
 uint32_t srd_tp_path_sent(struct srd_tp_peer *peer, uint16_t path,
 			  uint32_t len, bool retx, uint64_t now);

@@ -80,11 +80,10 @@ static bool tp_path_usable(struct srd_tp_path *path)
 }
 
 uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
-			  uint64_t now, int avoid)
+			  int avoid)
 {
 	uint16_t n = tp->wire->npaths;
 
-	(void)now;
 	if (n == 1)
 		return 0;
 	/* A resend goes where packets were delivered last, if that is not

@@ -230,7 +230,7 @@ static void tp_send_new(struct srd_tp *tp, struct srd_tp_peer *peer,
 			struct srd_tp_pkt *pkt, uint64_t now)
 {
 	pkt->psn = peer->tx_next_psn++;
-	pkt->path = srd_tp_path_pick(tp, peer, now, -1);
+	pkt->path = srd_tp_path_pick(tp, peer, -1);
 	pkt->state = SRD_TP_PKT_INFLIGHT;
 	pkt->first_sent_ns = now;
 	peer->tx_ring[pkt->psn % SRD_TP_WINDOW_MAX] = pkt;
@@ -245,7 +245,7 @@ static void tp_retransmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  struct srd_tp_pkt *pkt, uint64_t now)
 {
 	pkt->retries++;
-	pkt->path = srd_tp_path_pick(tp, peer, now, pkt->path);
+	pkt->path = srd_tp_path_pick(tp, peer, pkt->path);
 	srd_dlist_remove(&pkt->entry);
 	srd_dlist_insert_tail(&peer->tx_inflight_list, &pkt->entry);
 	tp_transmit(tp, peer, pkt, now);
@@ -468,7 +468,6 @@ static void tp_rtt_sample(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	uint64_t err;
 
-	peer->last_rtt_ns = rtt;
 	if (!peer->srtt_ns) {
 		peer->srtt_ns = rtt;
 		peer->rttvar_ns = rtt / 2;
