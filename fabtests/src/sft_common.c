@@ -213,6 +213,7 @@ static void usage(const struct sft_opts *o)
 	       "  -m MODE   msg | tagged\n"
 	       "  -W N      window (sft_bw, default 64)\n"
 	       "  -t SEC    watchdog, exit non-zero after SEC s (default 60)\n"
+	       "  -o OP     operation, for programs that have several\n"
 	       "  -v        verbose\n", o->test);
 }
 
@@ -220,7 +221,7 @@ void sft_parse_opts(struct sft_opts *o, int argc, char **argv)
 {
 	int ch;
 
-	while ((ch = getopt(argc, argv, "p:P:sS:I:m:W:t:vh")) != -1) {
+	while ((ch = getopt(argc, argv, "p:P:sS:I:m:W:t:o:vh")) != -1) {
 		switch (ch) {
 		case 'p': o->prov = optarg; break;
 		case 'P': o->port = atoi(optarg); break;
@@ -229,6 +230,7 @@ void sft_parse_opts(struct sft_opts *o, int argc, char **argv)
 		case 'I': o->iters = atoi(optarg); break;
 		case 'W': o->window = atoi(optarg); break;
 		case 't': o->timeout = atoi(optarg); break;
+		case 'o': o->op = optarg; break;
 		case 'v': o->verbose = 1; break;
 		case 'm':
 			if (!strcmp(optarg, "msg"))

@@ -54,6 +54,7 @@ struct sft_opts {
 	int timeout;		/* -t seconds for the watchdog */
 	int window;		/* -W */
 	const char *subtest;	/* sft_api: positional subcommand */
+	const char *op;		/* -o: sft_perf's operation */
 };
 
 /* One completion, success or error, as read from a CQ. */

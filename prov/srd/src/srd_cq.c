@@ -87,8 +87,11 @@ void srd_cq_write_err(struct srd_cq *cq, void *context, uint64_t flags,
 		srd_wait_signal(&cq->wait);
 }
 
-static void cq_copy_entry(const struct srd_cq *cq, void *buf, size_t i,
-			  const struct fi_cq_tagged_entry *src)
+/* Out of line so that profiles (srd_callgrind.sh) count the hand-over of
+ * each completion apart from the polls that find none. */
+static __attribute__((noinline)) void
+cq_copy_entry(const struct srd_cq *cq, void *buf, size_t i,
+	      const struct fi_cq_tagged_entry *src)
 {
 	switch (cq->format) {
 	case FI_CQ_FORMAT_CONTEXT:

@@ -1,0 +1,384 @@
+/*
+ * sft_udp_floor: what plain kernel UDP sockets do on this machine, the
+ * floor any provider over UDP is measured against.  No libfabric.
+ *
+ *   -o lat: ping-pong of one datagram per size (at most 65507 bytes),
+ *           both sides busy-polling non-blocking sockets (recv with
+ *           MSG_DONTWAIT in a loop), as a provider's ping-pong polls its
+ *           CQ: a blocking receive would measure the scheduler's wake-up
+ *           instead.  Prints the mean half round trip per size.
+ *   -o bw:  the client streams datagrams of each size (default 64 KiB
+ *           minus headers) for -T seconds; the server counts what it
+ *           received between the first and the last datagram and prints
+ *           MB/s of payload delivered (datagrams the socket dropped do not
+ *           count).  The client paces nothing: a full socket buffer is
+ *           retried, as a transport would.
+ *
+ * Every datagram carries a sequence number and a pattern the receiver
+ * checks on the first word of each datagram and byte for byte on every
+ * 64th, so a floor that loses or mangles data fails.  Both sides take
+ * the same -o and -S.
+ *
+ * usage: sft_udp_floor -o lat|bw [-s | SERVER_IP] [-P PORT] [-S SIZES]
+ *                      [-I ITERS] [-T SECONDS]
+ * Prints a table, then lines "RESULT floor op=... size=... value=...".
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FLOOR_MAX_DGRAM 65507
+#define FLOOR_MAX_SIZES 16
+#define FLOOR_HDR 8		/* the sequence number */
+#define FLOOR_END (~0ull << 8)	/* + size index: a stream's end marker */
+
+struct floor_opts {
+	const char *op, *dst;
+	int server, port, iters, nsizes;
+	double seconds;
+	size_t sizes[FLOOR_MAX_SIZES];
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "FAIL sft_udp_floor: %s: %s\n", what,
+		errno ? strerror(errno) : "bad data");
+	exit(1);
+}
+
+static uint8_t pat(uint64_t seq, size_t i)
+{
+	return (uint8_t)(seq * 131u + i * 7u + (i >> 8));
+}
+
+static void fill(uint8_t *buf, size_t len, uint64_t seq)
+{
+	memcpy(buf, &seq, 8);
+	for (size_t i = FLOOR_HDR; i < len; i++)
+		buf[i] = pat(seq, i);
+}
+
+/* Checks the header always and the payload when full is set. */
+static void check(const uint8_t *buf, size_t len, size_t want_len,
+		  uint64_t want_seq, int full)
+{
+	uint64_t seq;
+
+	errno = 0;
+	if (len != want_len)
+		die("datagram of the wrong size");
+	memcpy(&seq, buf, 8);
+	if (want_seq != UINT64_MAX && seq != want_seq)
+		die("unexpected datagram");
+	if (!full)
+		return;
+	for (size_t i = FLOOR_HDR; i < len; i++)
+		if (buf[i] != pat(seq, i))
+			die("payload corrupted");
+}
+
+static int open_socket(const struct floor_opts *o, struct sockaddr_in *peer)
+{
+	struct sockaddr_in me = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	int buf = 8 << 20;
+
+	if (fd < 0)
+		die("socket");
+	/* The same socket buffers srd asks for (FI_SRD_SOCKBUF). */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof(buf)))
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	memset(peer, 0, sizeof(*peer));
+	peer->sin_family = AF_INET;
+	peer->sin_port = htons((uint16_t)o->port);
+	if (o->server) {
+		me.sin_addr.s_addr = htonl(INADDR_ANY);
+		me.sin_port = htons((uint16_t)o->port);
+		if (bind(fd, (struct sockaddr *)&me, sizeof(me)))
+			die("bind");
+	} else if (inet_pton(AF_INET, o->dst, &peer->sin_addr) != 1) {
+		errno = EINVAL;
+		die("server address");
+	}
+	return fd;
+}
+
+/* Busy-polls for one datagram; returns its length. */
+static size_t recv_spin(int fd, uint8_t *buf, struct sockaddr_in *from,
+			uint64_t deadline)
+{
+	socklen_t fl = sizeof(*from);
+	ssize_t n;
+
+	while ((n = recvfrom(fd, buf, FLOOR_MAX_DGRAM, MSG_DONTWAIT,
+			     (struct sockaddr *)from, &fl)) < 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			die("recvfrom");
+		if (now_ns() > deadline) {
+			errno = ETIMEDOUT;
+			die("waiting for a datagram");
+		}
+	}
+	return (size_t)n;
+}
+
+static void send_all(int fd, const uint8_t *buf, size_t len,
+		     const struct sockaddr_in *to)
+{
+	while (sendto(fd, buf, len, 0, (const struct sockaddr *)to,
+		      sizeof(*to)) < 0)
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS
+		    && errno != EINTR)
+			die("sendto");
+}
+
+static void run_lat(const struct floor_opts *o, int fd,
+		    struct sockaddr_in *peer, uint8_t *tx, uint8_t *rx)
+{
+	uint64_t limit = now_ns() + 60ull * 1000000000ull;
+
+	if (!o->server) {
+		/* hello: the server learns where to answer */
+		fill(tx, FLOOR_HDR, 0);
+		send_all(fd, tx, FLOOR_HDR, peer);
+		check(rx, recv_spin(fd, rx, peer, limit), FLOOR_HDR, 0, 1);
+		printf("%-10s %8s %12s  (raw UDP, busy-polled, half round "
+		       "trips)\n", "bytes", "iters", "half-rtt_us");
+	} else {
+		struct sockaddr_in from;
+
+		check(rx, recv_spin(fd, rx, &from, limit), FLOOR_HDR, 0, 1);
+		*peer = from;
+		send_all(fd, rx, FLOOR_HDR, peer);
+	}
+	for (int s = 0; s < o->nsizes; s++) {
+		size_t size = o->sizes[s];
+		uint64_t t0 = now_ns();
+
+		for (int i = 0; i < o->iters; i++) {
+			uint64_t seq = ((uint64_t)s << 32) | (uint64_t)i;
+			int full = i == 0 || i == o->iters - 1 || !(i & 63);
+
+			if (o->server) {
+				check(rx, recv_spin(fd, rx, peer, limit), size,
+				      seq, full);
+				send_all(fd, rx, size, peer);
+			} else {
+				/* Fill outside the timed path: patterns
+				 * change only where the header does. */
+				fill(tx, size, seq);
+				if (i == 0)
+					t0 = now_ns();
+				send_all(fd, tx, size, peer);
+				check(rx, recv_spin(fd, rx, peer, limit), size,
+				      seq, full);
+			}
+		}
+		if (!o->server) {
+			double half = (double)(now_ns() - t0) / o->iters /
+				      2000.0;
+
+			printf("%-10zu %8d %12.2f\n", size, o->iters, half);
+			printf("RESULT floor op=lat size=%zu half_rtt_us=%.3f\n",
+			       size, half);
+		}
+	}
+}
+
+/* Receiver: counts datagrams until the end marker; returns MB/s. */
+static double stream_recv(int fd, uint8_t *rx, size_t size, int sidx,
+			  uint64_t limit, uint64_t *got_out, uint64_t *lost_out)
+{
+	struct sockaddr_in from;
+	uint64_t first = 0, last = 0, bytes = 0, got = 0, next = 0, lost = 0;
+
+	for (;;) {
+		size_t n = recv_spin(fd, rx, &from, limit);
+		uint64_t seq;
+
+		memcpy(&seq, rx, 8);
+		if (n == FLOOR_HDR && seq >= FLOOR_END) {
+			if (seq == FLOOR_END + (uint64_t)sidx && got)
+				break;
+			/* a repeat of an earlier size's marker: answer it
+			 * again, the first answer may have been dropped */
+			send_all(fd, rx, FLOOR_HDR, &from);
+			continue;
+		}
+		check(rx, n, size, UINT64_MAX, !(seq & 63));
+		if (seq < next) {
+			errno = 0;
+			die("datagram out of order or duplicated");
+		}
+		lost += seq - next;
+		next = seq + 1;
+		last = now_ns();
+		if (!got++)
+			first = last;
+		else
+			bytes += n;	/* the first one starts the clock */
+	}
+	*got_out = got;
+	*lost_out = lost;
+	return last > first ? bytes * 1000.0 / (double)(last - first) : 0.0;
+}
+
+static void run_bw(const struct floor_opts *o, int fd,
+		   struct sockaddr_in *peer, uint8_t *tx, uint8_t *rx)
+{
+	uint64_t limit = now_ns() + (uint64_t)(o->seconds * 4 + 30) *
+				    1000000000ull;
+
+	if (o->server) {
+		struct sockaddr_in from;
+
+		check(rx, recv_spin(fd, rx, &from, limit), FLOOR_HDR, 0, 1);
+		*peer = from;
+		send_all(fd, rx, FLOOR_HDR, peer);
+		printf("%-10s %12s %12s %10s  (raw UDP stream, receiver)\n",
+		       "bytes", "datagrams", "dropped", "MB/s");
+	} else {
+		fill(tx, FLOOR_HDR, 0);
+		send_all(fd, tx, FLOOR_HDR, peer);
+		check(rx, recv_spin(fd, rx, peer, limit), FLOOR_HDR, 0, 1);
+	}
+	for (int s = 0; s < o->nsizes; s++) {
+		size_t size = o->sizes[s];
+
+		if (o->server) {
+			uint64_t got, lost;
+			double mbs = stream_recv(fd, rx, size, s, limit, &got,
+						 &lost);
+
+			printf("%-10zu %12llu %12llu %10.1f\n", size,
+			       (unsigned long long)got,
+			       (unsigned long long)lost, mbs);
+			printf("RESULT floor op=bw size=%zu mbps=%.1f "
+			       "dropped=%llu\n", size, mbs,
+			       (unsigned long long)lost);
+			/* tell the client this size is done */
+			fill(tx, FLOOR_HDR, FLOOR_END + (uint64_t)s);
+			send_all(fd, tx, FLOOR_HDR, peer);
+			continue;
+		}
+		uint64_t end = now_ns() + (uint64_t)(o->seconds * 1e9);
+		uint64_t seq = 0;
+
+		fill(tx, size, 0);
+		while (now_ns() < end) {
+			/* Only the header changes; every 64th datagram gets
+			 * its whole pattern, the one the server checks. */
+			if (!(seq & 63))
+				fill(tx, size, seq);
+			else
+				memcpy(tx, &seq, 8);
+			send_all(fd, tx, size, peer);
+			seq++;
+		}
+		/* The end marker, repeated until the server answers: it
+		 * may be dropped like any datagram. */
+		fill(tx, FLOOR_HDR, FLOOR_END + (uint64_t)s);
+		for (;;) {
+			socklen_t fl = sizeof(*peer);
+			uint64_t t = now_ns();
+
+			send_all(fd, tx, FLOOR_HDR, peer);
+			while (now_ns() - t < 20000000ull) {
+				ssize_t n = recvfrom(fd, rx, FLOOR_MAX_DGRAM,
+						     MSG_DONTWAIT,
+						     (struct sockaddr *)peer,
+						     &fl);
+				if (n == FLOOR_HDR &&
+				    !memcmp(rx, tx, FLOOR_HDR))
+					goto next_size;
+			}
+			if (t > limit) {
+				errno = ETIMEDOUT;
+				die("waiting for the server");
+			}
+		}
+next_size:;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct floor_opts o = { .op = "lat", .port = 47600, .iters = 20000,
+				.seconds = 2.0 };
+	struct sockaddr_in peer;
+	uint8_t *tx, *rx;
+	int ch, fd;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while ((ch = getopt(argc, argv, "o:sP:S:I:T:h")) != -1) {
+		switch (ch) {
+		case 'o': o.op = optarg; break;
+		case 's': o.server = 1; break;
+		case 'P': o.port = atoi(optarg); break;
+		case 'I': o.iters = atoi(optarg); break;
+		case 'T': o.seconds = atof(optarg); break;
+		case 'S':
+			for (char *t = strtok(optarg, ","); t &&
+			     o.nsizes < FLOOR_MAX_SIZES; t = strtok(NULL, ",")) {
+				char *end;
+				size_t v = strtoull(t, &end, 0);
+
+				if (*end == 'k' || *end == 'K')
+					v <<= 10;
+				o.sizes[o.nsizes++] = v;
+			}
+			break;
+		default:
+			fprintf(stderr, "usage: %s -o lat|bw [-s | SERVER_IP] "
+				"[-P PORT] [-S SIZES] [-I ITERS] [-T SEC]\n",
+				argv[0]);
+			return ch == 'h' ? 0 : 2;
+		}
+	}
+	if (optind < argc)
+		o.dst = argv[optind];
+	if ((!o.server && !o.dst) || o.iters < 1 || o.seconds <= 0 ||
+	    (strcmp(o.op, "lat") && strcmp(o.op, "bw"))) {
+		fprintf(stderr, "FAIL sft_udp_floor: bad arguments\n");
+		return 2;
+	}
+	if (!o.nsizes)
+		o.sizes[o.nsizes++] = strcmp(o.op, "bw") ? 8 : 65536 - 64;
+	for (int i = 0; i < o.nsizes; i++)
+		if (o.sizes[i] < FLOOR_HDR || o.sizes[i] > FLOOR_MAX_DGRAM)
+			o.sizes[i] = o.sizes[i] < FLOOR_HDR ? FLOOR_HDR :
+				     FLOOR_MAX_DGRAM;
+	tx = malloc(FLOOR_MAX_DGRAM);
+	rx = malloc(FLOOR_MAX_DGRAM);
+	if (!tx || !rx)
+		die("malloc");
+	fd = open_socket(&o, &peer);
+	if (!strcmp(o.op, "lat"))
+		run_lat(&o, fd, &peer, tx, rx);
+	else
+		run_bw(&o, fd, &peer, tx, rx);
+	close(fd);
+	free(tx);
+	free(rx);
+	printf("PASS sft_udp_floor %s\n", o.op);
+	return 0;
+}
