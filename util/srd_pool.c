@@ -86,7 +86,7 @@ static int pool_grow(struct srd_pool *pool)
 	return 0;
 }
 
-void *srd_pool_get(struct srd_pool *pool)
+void *srd_pool_get_raw(struct srd_pool *pool)
 {
 	struct srd_pool_hdr *hdr;
 
@@ -97,8 +97,16 @@ void *srd_pool_get(struct srd_pool *pool)
 	hdr->next_free = NULL;
 	hdr->gen++;
 	pool->in_use++;
-	memset(pool_obj(hdr), 0, pool->obj_size);
 	return pool_obj(hdr);
+}
+
+void *srd_pool_get(struct srd_pool *pool)
+{
+	void *obj = srd_pool_get_raw(pool);
+
+	if (obj)
+		memset(obj, 0, pool->obj_size);
+	return obj;
 }
 
 void srd_pool_put(struct srd_pool *pool, void *obj)

@@ -36,6 +36,8 @@ int srd_pool_init(struct srd_pool *pool, size_t obj_size,
 void srd_pool_fini(struct srd_pool *pool);
 /* Zeroed object or NULL when max_count objects are in use. */
 void *srd_pool_get(struct srd_pool *pool);
+/* The same, not zeroed: for buffers the caller fills. */
+void *srd_pool_get_raw(struct srd_pool *pool);
 void srd_pool_put(struct srd_pool *pool, void *obj);
 /* 64-bit id: generation << 32 | index. */
 uint64_t srd_pool_id(const struct srd_pool *pool, const void *obj);

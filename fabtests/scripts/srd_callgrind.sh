@@ -143,5 +143,5 @@ selfs() {	# FUNCTION Ir pairs of a self listing (inlined parts summed)
 LC_ALL=C join <(selfs "$tmp/self.$lo" | LC_ALL=C sort) \
 	<(selfs "$tmp/self.$hi" | LC_ALL=C sort) |
 	awk -v d="$d" '{ v = int(($3 - $2) / d); if (v > 0) printf "  %8d  %s\n", v, $1 }' |
-	sort -rn | head -n 15
+	sort -rn | head -n "${SRD_CG_TOP:-15}"
 echo "CALLGRIND size=$size mode=$mode send_ir=$send_ir recv_ir=$recv_ir rtt_ir=$rtt_ir"

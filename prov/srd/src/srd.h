@@ -342,6 +342,7 @@ struct srd_ep {
 	uint32_t pkt_payload_max;	/* message bytes per MEDIUM/DATA packet */
 
 	struct srd_pool txe_pool;	/* operations, and answers to peers */
+	struct srd_pool bounce_pool;	/* inject_size copies (srd_txe_bounce) */
 	size_t tx_app;			/* txes the application's posts hold */
 	struct srd_pool rxe_pool;
 	struct srd_pool pke_pool;

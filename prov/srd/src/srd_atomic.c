@@ -98,8 +98,7 @@ static int atomic_copy_operands(struct srd_txe *txe,
 
 	if (msg->op != FI_ATOMIC_READ)
 		len = a->kind == SRD_ATOMIC_COMPARE ? 2 * n : n;
-	txe->bounce = malloc(len ? len : 1);
-	if (!txe->bounce)
+	if (!srd_txe_bounce(txe->ep, txe, len))
 		return -FI_ENOMEM;
 	if (len)
 		ioc_gather(txe->bounce, msg->msg_iov, msg->iov_count, size);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #define SRD_POOL_CHUNK		256
+#define SRD_BOUNCE_CHUNK	32	/* inject-sized buffers per chunk */
 #define SRD_UNEXP_ENTRIES	65536	/* unexpected messages on top of rx_size */
 
 static const struct srd_tp_ops srd_ep_tp_ops;
@@ -399,7 +400,7 @@ static void ep_free_entries(struct srd_ep *ep)
 		struct srd_txe *txe = srd_pool_at(&ep->txe_pool, i);
 
 		if (txe)
-			free(txe->bounce);
+			srd_txe_bounce_free(ep, txe);
 	}
 }
 
@@ -416,6 +417,7 @@ static void ep_free(struct srd_ep *ep)
 	srd_pool_fini(&ep->pke_pool);
 	srd_pool_fini(&ep->rxe_pool);
 	srd_pool_fini(&ep->txe_pool);
+	srd_pool_fini(&ep->bounce_pool);
 	free(ep);
 }
 
@@ -592,6 +594,10 @@ static int ep_init_pools(struct srd_ep *ep)
 
 	ret = srd_pool_init(&ep->txe_pool, sizeof(struct srd_txe),
 			    SRD_POOL_CHUNK, tx);
+	if (!ret)
+		ret = srd_pool_init(&ep->bounce_pool, ep->inject_size > SRD_TXE_INLINE ?
+				    ep->inject_size : SRD_TXE_INLINE,
+				    SRD_BOUNCE_CHUNK, round_chunk(ep->tx_size));
 	if (!ret)
 		ret = srd_pool_init(&ep->rxe_pool, sizeof(struct srd_rxe),
 				    SRD_POOL_CHUNK, rx);

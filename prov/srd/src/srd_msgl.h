@@ -16,6 +16,10 @@
 
 #include "srd.h"
 
+/* Copies up to this size live in the entry itself (an 8-byte inject, an
+ * atomic's operands): no buffer to find on the fast path. */
+#define SRD_TXE_INLINE		64
+
 enum srd_txe_state {
 	SRD_TXE_SENDING,	/* packets being produced / in flight */
 	SRD_TXE_WAIT_CTS,	/* rendezvous: RTS sent, no credit left */
@@ -49,7 +53,11 @@ struct srd_txe {
 	uint32_t pkts_out;		/* packets not yet acked */
 	bool first_sent;		/* the packet that starts it is out */
 	int err;
-	uint8_t *bounce;		/* inject copy, atomic operands/results */
+	uint8_t *bounce;		/* inject copy, atomic operands/results:
+					 * bounce_inline, a bounce_pool buffer
+					 * or the heap (srd_txe_bounce) */
+	uint8_t bounce_inline[SRD_TXE_INLINE];
+	bool bounce_pooled;
 	/* RMA and atomics (srd_rma.c, srd_atomic.c, srd_pke_rma.c) */
 	uint64_t rma_addr;		/* target address */
 	uint64_t rma_key;
@@ -168,6 +176,8 @@ void srd_txe_pkt_done(struct srd_ep *ep, struct srd_pke *pke, int err);
 void srd_txe_handle_cts(struct srd_ep *ep, struct srd_peer *peer,
 			const struct srd_cts_hdr *cts);
 void srd_txe_release(struct srd_ep *ep, struct srd_txe *txe);
+uint8_t *srd_txe_bounce(struct srd_ep *ep, struct srd_txe *txe, size_t len);
+void srd_txe_bounce_free(struct srd_ep *ep, struct srd_txe *txe);
 void srd_txe_peer_failed(struct srd_ep *ep, struct srd_peer *peer, int err);
 
 /* srd_rxe.c */

@@ -398,8 +398,7 @@ int srd_pke_atomic_recv(struct srd_ep *ep, struct srd_peer *peer,
 	if (!status && (!hdr->count || n > SRD_ATOMIC_MAX_BYTES))
 		status = FI_EMSGSIZE;
 	if (!status && hdr->kind != SRD_ATOMIC_BASE) {
-		resp->bounce = malloc(n ? n : 1);
-		if (!resp->bounce)
+		if (!srd_txe_bounce(ep, resp, n))
 			status = FI_ENOMEM;
 	}
 	if (!status)

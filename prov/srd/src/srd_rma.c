@@ -82,8 +82,7 @@ ssize_t srd_rma_post(struct srd_ep *ep, const struct fi_msg_rma *msg,
 	if (write && (flags & (FI_INJECT | FI_INJECT_COMPLETE)) &&
 	    len <= ep->inject_size) {
 		/* The caller may reuse its buffer as soon as we return. */
-		txe->bounce = malloc(len ? len : 1);
-		if (!txe->bounce) {
+		if (!srd_txe_bounce(ep, txe, len)) {
 			srd_txe_release(ep, txe);
 			return -FI_ENOMEM;
 		}

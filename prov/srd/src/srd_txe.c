@@ -84,12 +84,42 @@ static void txe_report_err(struct srd_ep *ep, struct srd_txe *txe)
 	srd_ep_cntr_inc(ep, txe_cntr_kind(txe), txe->err);
 }
 
+/* Room for a copy the operation keeps (an inject's payload, atomic
+ * operands and results): in the entry when small, else one of the
+ * endpoint's inject-sized buffers, else (large atomics, or every buffer
+ * taken) the heap. */
+uint8_t *srd_txe_bounce(struct srd_ep *ep, struct srd_txe *txe, size_t len)
+{
+	txe->bounce_pooled = false;
+	if (len <= SRD_TXE_INLINE)
+		txe->bounce = txe->bounce_inline;
+	else if (len <= ep->bounce_pool.obj_size &&
+		 (txe->bounce = srd_pool_get_raw(&ep->bounce_pool)))
+		txe->bounce_pooled = true;
+	else
+		txe->bounce = malloc(len);
+	return txe->bounce;
+}
+
+void srd_txe_bounce_free(struct srd_ep *ep, struct srd_txe *txe)
+{
+	uint8_t *b = txe->bounce;
+
+	txe->bounce = NULL;
+	if (!b || b == txe->bounce_inline)
+		return;
+	if (txe->bounce_pooled)
+		srd_pool_put(&ep->bounce_pool, b);
+	else
+		free(b);
+}
+
 void srd_txe_release(struct srd_ep *ep, struct srd_txe *txe)
 {
 	if (txe->stalled)
 		srd_dlist_remove(&txe->entry);
 	srd_dlist_remove(&txe->peer_entry);
-	free(txe->bounce);
+	srd_txe_bounce_free(ep, txe);
 	ep->tx_app -= !txe_is_responder(txe);
 	srd_pool_put(&ep->txe_pool, txe);
 }
@@ -314,8 +344,7 @@ static int txe_fill(struct srd_ep *ep, struct srd_txe *txe,
 	    txe->total_len > ep->inject_size)
 		return 0;
 	/* The caller may reuse its buffer as soon as we return. */
-	txe->bounce = malloc(txe->total_len ? txe->total_len : 1);
-	if (!txe->bounce)
+	if (!srd_txe_bounce(ep, txe, txe->total_len))
 		return -FI_ENOMEM;
 	srd_iov_copy_from(txe->bounce, txe->iov, txe->iov_count, 0,
 			  txe->total_len);

@@ -26,12 +26,29 @@
 #define SRD_UDP_V4_OVERHEAD	28	/* IPv4 + UDP headers */
 #define SRD_UDP_V6_OVERHEAD	48
 
+union srd_udp_ctl {
+	struct cmsghdr align;
+	uint8_t buf[CMSG_SPACE(sizeof(struct timespec))];
+};
+
 struct srd_wire_udp {
 	struct srd_wire wire;
 	int *fds;			/* fds[path] */
 	uint8_t *rx_bufs;		/* SRD_UDP_RX_BATCH * wire.mtu */
 	uint64_t tx_errors;
+	/* recvmmsg vectors, built once: a poll that finds nothing (most of
+	 * them, while an application spins on its CQ) costs one system
+	 * call and no set-up */
+	struct mmsghdr rx_msgs[SRD_UDP_RX_BATCH];
+	struct iovec rx_iov[SRD_UDP_RX_BATCH];
+	union srd_udp_ctl rx_ctl[SRD_UDP_RX_BATCH];
+	/* CLOCK_REALTIME minus CLOCK_MONOTONIC, to turn the kernel's
+	 * receive stamps into our clock; re-read every SRD_UDP_OFFSET_NS */
+	int64_t real_offset_ns;
+	uint64_t offset_at_ns;
 };
+
+#define SRD_UDP_OFFSET_NS	(100 * SRD_NS_PER_MS)
 
 static inline struct srd_wire_udp *wire_udp(struct srd_wire *wire)
 {
@@ -60,27 +77,38 @@ static int udp_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
 	return n;
 }
 
+static void udp_read_offset(struct srd_wire_udp *udp, uint64_t mono_now)
+{
+	struct timespec real;
+
+	clock_gettime(CLOCK_REALTIME, &real);
+	udp->real_offset_ns = (int64_t)((uint64_t)real.tv_sec * SRD_NS_PER_S +
+					(uint64_t)real.tv_nsec - mono_now);
+	udp->offset_at_ns = mono_now;
+}
+
 /* The kernel's receive stamp (CLOCK_REALTIME) of one datagram, on our
  * clock: how long it waited in the socket is the receiver's host delay,
  * which congestion control must not take for network queueing. */
-static uint64_t udp_rx_stamp(struct msghdr *msg, uint64_t mono_now,
-			     uint64_t real_now)
+static uint64_t udp_rx_stamp(const struct srd_wire_udp *udp,
+			     struct msghdr *msg, uint64_t mono_now)
 {
 	struct cmsghdr *c;
 
 	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
 		struct timespec ts;
-		uint64_t real;
+		uint64_t mono;
 
 		if (c->cmsg_level != SOL_SOCKET ||
 		    c->cmsg_type != SCM_TIMESTAMPNS)
 			continue;
 		memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-		real = (uint64_t)ts.tv_sec * SRD_NS_PER_S +
-		       (uint64_t)ts.tv_nsec;
-		if (real > real_now || real_now - real > mono_now)
+		mono = (uint64_t)ts.tv_sec * SRD_NS_PER_S +
+		       (uint64_t)ts.tv_nsec - (uint64_t)udp->real_offset_ns;
+		/* a clock step since the offset was read: no stamp */
+		if (mono > mono_now || mono_now - mono > SRD_NS_PER_S * 10)
 			break;
-		return mono_now - (real_now - real);
+		return mono;
 	}
 	return mono_now;
 }
@@ -88,43 +116,33 @@ static uint64_t udp_rx_stamp(struct msghdr *msg, uint64_t mono_now,
 static int udp_poll(struct srd_wire *wire, struct srd_wire_rx *rx, int n)
 {
 	struct srd_wire_udp *udp = wire_udp(wire);
-	struct mmsghdr msgs[SRD_UDP_RX_BATCH];
-	struct iovec iov[SRD_UDP_RX_BATCH];
-	union {
-		struct cmsghdr align;
-		uint8_t buf[CMSG_SPACE(sizeof(struct timespec))];
-	} ctl[SRD_UDP_RX_BATCH];
-	struct timespec real;
-	uint64_t mono_now, real_now;
+	uint64_t mono_now;
 	int got;
 
 	if (n > SRD_UDP_RX_BATCH)
 		n = SRD_UDP_RX_BATCH;
-	memset(msgs, 0, sizeof(msgs[0]) * (size_t)n);
 	for (int i = 0; i < n; i++) {
-		iov[i].iov_base = udp->rx_bufs + (size_t)i * wire->mtu;
-		iov[i].iov_len = wire->mtu;
-		msgs[i].msg_hdr.msg_iov = &iov[i];
-		msgs[i].msg_hdr.msg_iovlen = 1;
-		msgs[i].msg_hdr.msg_name = &rx[i].src;
-		msgs[i].msg_hdr.msg_namelen = sizeof(rx[i].src);
-		msgs[i].msg_hdr.msg_control = ctl[i].buf;
-		msgs[i].msg_hdr.msg_controllen = sizeof(ctl[i].buf);
+		struct msghdr *h = &udp->rx_msgs[i].msg_hdr;
+
+		h->msg_name = &rx[i].src;
+		h->msg_namelen = sizeof(rx[i].src);
+		h->msg_controllen = sizeof(udp->rx_ctl[i].buf);
 	}
-	got = recvmmsg(udp->fds[0], msgs, (unsigned)n, MSG_DONTWAIT, NULL);
+	got = recvmmsg(udp->fds[0], udp->rx_msgs, (unsigned)n, MSG_DONTWAIT,
+		       NULL);
 	if (got <= 0)
 		return 0;
 	mono_now = srd_clock_now_ns();
-	clock_gettime(CLOCK_REALTIME, &real);
-	real_now = (uint64_t)real.tv_sec * SRD_NS_PER_S +
-		   (uint64_t)real.tv_nsec;
+	if (mono_now - udp->offset_at_ns > SRD_UDP_OFFSET_NS)
+		udp_read_offset(udp, mono_now);
 	for (int i = 0; i < got; i++) {
-		rx[i].buf = iov[i].iov_base;
-		rx[i].len = msgs[i].msg_len;
-		rx[i].rx_ns = udp_rx_stamp(&msgs[i].msg_hdr, mono_now,
-					   real_now);
+		struct mmsghdr *m = &udp->rx_msgs[i];
+
+		rx[i].buf = udp->rx_iov[i].iov_base;
+		rx[i].len = m->msg_len;
+		rx[i].rx_ns = udp_rx_stamp(udp, &m->msg_hdr, mono_now);
 		/* A truncated datagram is malformed: hand up zero bytes. */
-		if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC)
+		if (m->msg_hdr.msg_flags & MSG_TRUNC)
 			rx[i].len = 0;
 	}
 	return got;
@@ -258,6 +276,17 @@ int srd_wire_udp_open(const struct srd_wire_udp_attr *attr,
 	ret = udp_open_sockets(udp, attr);
 	if (ret)
 		goto err;
+	for (int i = 0; i < SRD_UDP_RX_BATCH; i++) {
+		struct msghdr *h = &udp->rx_msgs[i].msg_hdr;
+
+		udp->rx_iov[i].iov_base = udp->rx_bufs +
+					  (size_t)i * udp->wire.mtu;
+		udp->rx_iov[i].iov_len = udp->wire.mtu;
+		h->msg_iov = &udp->rx_iov[i];
+		h->msg_iovlen = 1;
+		h->msg_control = udp->rx_ctl[i].buf;
+	}
+	udp_read_offset(udp, srd_clock_now_ns());
 	/* Best effort: without stamps the host delay reads as zero. */
 	setsockopt(udp->fds[0], SOL_SOCKET, SO_TIMESTAMPNS, &(int){ 1 },
 		   sizeof(int));
