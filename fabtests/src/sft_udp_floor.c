@@ -15,8 +15,9 @@
  *           retried, as a transport would.
  *
  * Every datagram carries a sequence number and a pattern the receiver
- * checks on the first word of each datagram and byte for byte on every
- * 64th, so a floor that loses or mangles data fails.  Both sides take
+ * checks on the first word of each datagram and in full on every 64th
+ * (ping-pong) or 256th (stream), so a floor that loses or mangles data
+ * fails.  Both sides take
  * the same -o and -S.
  *
  * usage: sft_udp_floor -o lat|bw [-s | SERVER_IP] [-P PORT] [-S SIZES]
@@ -63,19 +64,23 @@ static void die(const char *what)
 	exit(1);
 }
 
-static uint8_t pat(uint64_t seq, size_t i)
+/* Word w of datagram seq's payload (after the 8-byte header). */
+static uint64_t pat(uint64_t seq, size_t w)
 {
-	return (uint8_t)(seq * 131u + i * 7u + (i >> 8));
+	return (seq + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)w * 0xff51afd7ed558ccdull;
 }
 
 static void fill(uint8_t *buf, size_t len, uint64_t seq)
 {
 	memcpy(buf, &seq, 8);
-	for (size_t i = FLOOR_HDR; i < len; i++)
-		buf[i] = pat(seq, i);
+	for (size_t i = FLOOR_HDR, w = 0; i < len; i += 8, w++) {
+		uint64_t v = pat(seq, w);
+
+		memcpy(buf + i, &v, len - i < 8 ? len - i : 8);
+	}
 }
 
-/* Checks the header always and the payload when full is set. */
+/* Checks the length and sequence always, the payload when full is set. */
 static void check(const uint8_t *buf, size_t len, size_t want_len,
 		  uint64_t want_seq, int full)
 {
@@ -89,9 +94,12 @@ static void check(const uint8_t *buf, size_t len, size_t want_len,
 		die("unexpected datagram");
 	if (!full)
 		return;
-	for (size_t i = FLOOR_HDR; i < len; i++)
-		if (buf[i] != pat(seq, i))
+	for (size_t i = FLOOR_HDR, w = 0; i < len; i += 8, w++) {
+		uint64_t v = pat(seq, w);
+
+		if (memcmp(buf + i, &v, len - i < 8 ? len - i : 8))
 			die("payload corrupted");
+	}
 }
 
 static int open_socket(const struct floor_opts *o, struct sockaddr_in *peer)
@@ -224,7 +232,7 @@ static double stream_recv(int fd, uint8_t *rx, size_t size, int sidx,
 			send_all(fd, rx, FLOOR_HDR, &from);
 			continue;
 		}
-		check(rx, n, size, UINT64_MAX, !(seq & 63));
+		check(rx, n, size, UINT64_MAX, !(seq & 255));
 		if (seq < next) {
 			errno = 0;
 			die("datagram out of order or duplicated");
@@ -285,9 +293,9 @@ static void run_bw(const struct floor_opts *o, int fd,
 
 		fill(tx, size, 0);
 		while (now_ns() < end) {
-			/* Only the header changes; every 64th datagram gets
+			/* Only the header changes; every 256th datagram gets
 			 * its whole pattern, the one the server checks. */
-			if (!(seq & 63))
+			if (!(seq & 255))
 				fill(tx, size, seq);
 			else
 				memcpy(tx, &seq, 8);

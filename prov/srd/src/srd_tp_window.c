@@ -445,6 +445,13 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 		peer->retx_timeout++;
 		tp->cnt.retx_timeout++;
 		fired = true;
+		/* Silent: most likely a receiver off the CPU, not a burst
+		 * lost.  Resend the oldest only (F-RTO, RFC 5682): if its
+		 * ack shows the rest arrived, nothing else goes twice; if
+		 * they were lost, the ack of the resent copy makes them
+		 * overtaken and their paths silent, and they follow. */
+		if (peer_silent)
+			break;
 	}
 	if (!fired) {
 		tp_probe(tp, peer, now);
@@ -504,6 +511,8 @@ static void tp_rto_unbackoff(struct srd_tp *tp, struct srd_tp_peer *peer)
 static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 			 struct srd_tp_pkt *pkt, uint64_t now)
 {
+	uint64_t sent;
+
 	/* Karn: a resent packet's ack may be for either copy. */
 	if (!pkt->retries) {
 		uint64_t rtt = now - pkt->sent_ns;
@@ -526,8 +535,13 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 		}
 		peer->cwnd_undo = 0;
 	}
-	if (pkt->sent_ns > peer->acked_sent_ns)
-		peer->acked_sent_ns = pkt->sent_ns;
+	/* What this ack proves delivered: for a resent packet only its
+	 * first copy's send time (Karn again: the ack may be for the old
+	 * copy, and taking the new copy's time would condemn, as silent,
+	 * paths whose packets were merely behind it). */
+	sent = pkt->retries ? pkt->first_sent_ns : pkt->sent_ns;
+	if (sent > peer->acked_sent_ns)
+		peer->acked_sent_ns = sent;
 	peer->ack_progress_ns = now;
 	peer->probes_sent = 0;
 	peer->rto_streak = 0;
