@@ -398,9 +398,15 @@ static inline void srd_ep_post_enter(struct srd_ep *ep)
 	srd_domain_lock(ep->dom);
 	srd_progress_note_app(ep->dom, ep);
 }
+/* Posts progress the endpoint when it is full, and when it has not been
+ * progressed for SRD_EP_POST_POLL_NS: an application posting a long
+ * burst of large sends would otherwise leave its peers' acks and RMA
+ * responses unread until their timers expire. */
+#define SRD_EP_POST_POLL_NS	(50 * SRD_NS_PER_US)
 static inline ssize_t srd_ep_post_leave(struct srd_ep *ep, ssize_t ret)
 {
-	if (ret == -FI_EAGAIN)
+	if (ret == -FI_EAGAIN || (ep->enabled &&
+	    srd_tp_now(&ep->tp) - ep->tp.polled_ns > SRD_EP_POST_POLL_NS))
 		srd_ep_progress(ep);
 	srd_domain_unlock(ep->dom);
 	return ret;

@@ -209,6 +209,10 @@ static int tp_poll_wire(struct srd_tp *tp)
 		total += n > 0 ? n : 0;
 		tp_send_acks(tp);
 	} while (n == SRD_TP_RX_BATCH && total < 4 * SRD_TP_RX_BATCH);
+	if (n < SRD_TP_RX_BATCH)
+		tp->rx_backlog_ns = 0;
+	else if (!tp->rx_backlog_ns)
+		tp->rx_backlog_ns = srd_tp_now(tp);
 	return total;
 }
 
@@ -228,9 +232,8 @@ static void tp_fire_timer(struct srd_tp *tp, struct srd_tp_peer *peer,
 	srd_tp_peer_rearm(tp, peer);
 }
 
-static int tp_run_timers(struct srd_tp *tp)
+static int tp_run_timers(struct srd_tp *tp, uint64_t now)
 {
-	uint64_t now = srd_tp_now(tp);
 	struct srd_heap_node *top;
 	int fired = 0;
 
@@ -261,7 +264,14 @@ static void tp_send_acks(struct srd_tp *tp)
 int srd_tp_progress(struct srd_tp *tp)
 {
 	int work = tp_poll_wire(tp);
+	uint64_t now = srd_tp_now(tp);
 
-	work += tp_run_timers(tp);
+	tp->polled_ns = now;
+	/* A backlog of received datagrams may hold the acks a timer would
+	 * give up on (piggybacked ones ride behind bulk data): read them
+	 * first, unless the backlog has lasted too long to wait on. */
+	if (!tp->rx_backlog_ns || now - tp->rx_backlog_ns >=
+	    SRD_TP_BACKLOG_MAX_NS)
+		work += tp_run_timers(tp, now);
 	return work;
 }

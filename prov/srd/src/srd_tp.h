@@ -39,6 +39,7 @@
 #define SRD_TP_PEER_TIMEOUT_NS_DEFAULT	(30 * SRD_NS_PER_S)
 #define SRD_TP_ACK_DELAY_NS_DEFAULT	(20 * SRD_NS_PER_US)
 #define SRD_TP_ACK_EVERY		8	/* ack at once after this many */
+#define SRD_TP_BACKLOG_MAX_NS		(20 * SRD_NS_PER_MS)
 #define SRD_TP_DUPTHRESH		2	/* later packets of its path acked: lost */
 #define SRD_TP_PROBE_MIN_NS		(200 * SRD_NS_PER_US) /* tail loss probe floor */
 #define SRD_TP_PROBES_MAX		2	/* per ack progress */
@@ -256,6 +257,11 @@ struct srd_tp {
 	struct srd_heap timers;
 	struct srd_dlist ack_list;
 	struct srd_tp_counters cnt;
+	/* The last poll stopped with datagrams still waiting (since when;
+	 * 0: drained).  Our timers wait meanwhile: the acks they would
+	 * give up on may be in the queue (SRD_TP_BACKLOG_MAX_NS at most). */
+	uint64_t rx_backlog_ns;
+	uint64_t polled_ns;		/* the last srd_tp_progress */
 };
 
 int srd_tp_init(struct srd_tp *tp, struct srd_wire *wire,
@@ -318,8 +324,12 @@ void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err);
 void srd_tp_window_flush(struct srd_tp *tp, struct srd_tp_peer *peer);
 void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 			   uint64_t now);
+/* rx_ns: when the packet carrying the ack reached this host (its kernel
+ * stamp): round trips are measured to it, not to when we got round to
+ * reading it. */
 void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
-		       uint32_t cum, const uint8_t *sack, uint32_t sack_bytes);
+		       uint32_t cum, const uint8_t *sack, uint32_t sack_bytes,
+		       uint64_t rx_ns);
 /* An ack's delay echo: the network RTT of one packet (spec 5.14). */
 void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 			 uint32_t psn, uint64_t host_delay_ns,

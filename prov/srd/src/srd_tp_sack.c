@@ -42,7 +42,7 @@ void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
 		return;
 	}
 	if (base->flags & SRD_HDR_F_ACK)
-		srd_tp_window_ack(tp, peer, base->ack_psn, NULL, 0);
+		srd_tp_window_ack(tp, peer, base->ack_psn, NULL, 0, rx_ns);
 	switch (srd_seqwin_check(&peer->rx_win, base->psn)) {
 	case SRD_SEQWIN_DUP:
 		/* Our ack was lost or late: say again what we have, on
@@ -108,7 +108,8 @@ void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 				    ack->host_delay_ns, rx_ns);
 	if (ack->flags & SRD_ACK_F_RNR)
 		srd_tp_window_rnr(tp, peer, base->psn);
-	srd_tp_window_ack(tp, peer, base->ack_psn, sack, ack->sack_bytes);
+	srd_tp_window_ack(tp, peer, base->ack_psn, sack, ack->sack_bytes,
+			  rx_ns);
 }
 
 static void tp_ack_clear(struct srd_tp *tp, struct srd_tp_peer *peer)

@@ -509,13 +509,18 @@ static void tp_rto_unbackoff(struct srd_tp *tp, struct srd_tp_peer *peer)
 }
 
 static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
-			 struct srd_tp_pkt *pkt, uint64_t now)
+			 struct srd_tp_pkt *pkt, uint64_t now, uint64_t rx_ns)
 {
 	uint64_t sent;
 
-	/* Karn: a resent packet's ack may be for either copy. */
+	/* Karn: a resent packet's ack may be for either copy.  The sample
+	 * ends at the ack's arrival: the time it then waited in our socket,
+	 * behind the bulk data a piggybacked ack rides with, is our own
+	 * delay, and counting it would stretch the timer to the longest
+	 * backlog ever seen. */
 	if (!pkt->retries) {
-		uint64_t rtt = now - pkt->sent_ns;
+		uint64_t rtt = (rx_ns > pkt->sent_ns && rx_ns <= now ? rx_ns :
+				now) - pkt->sent_ns;
 
 		tp_rtt_sample(tp, peer, rtt);
 		srd_tp_path_acked(tp, peer, pkt->path, pkt->path_seq, rtt);
@@ -631,7 +636,8 @@ static void tp_fast_retransmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 }
 
 void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
-		       uint32_t cum, const uint8_t *sack, uint32_t sack_bytes)
+		       uint32_t cum, const uint8_t *sack, uint32_t sack_bytes,
+		       uint64_t rx_ns)
 {
 	uint64_t now = srd_tp_now(tp);
 	uint32_t highest = 0;
@@ -647,7 +653,7 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 			peer->tx_ring[peer->tx_una % SRD_TP_WINDOW_MAX];
 
 		if (pkt)
-			tp_pkt_acked(tp, peer, pkt, now);
+			tp_pkt_acked(tp, peer, pkt, now, rx_ns);
 	}
 	for (uint32_t i = 0; i < sack_bytes * 8; i++) {
 		uint32_t psn = cum + i;
@@ -659,7 +665,7 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 			break;
 		pkt = peer->tx_ring[psn % SRD_TP_WINDOW_MAX];
 		if (pkt)
-			tp_pkt_acked(tp, peer, pkt, now);
+			tp_pkt_acked(tp, peer, pkt, now, rx_ns);
 		highest = psn;
 		sacked = true;
 	}
