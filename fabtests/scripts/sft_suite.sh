@@ -26,7 +26,7 @@ usage() {
 
 all_tests=(api pingpong_msg pingpong_tagged bw_msg bw_tagged
 	   unexpected_msg unexpected_tagged peek multi_recv cancel inject
-	   cqdata)
+	   cqdata perf_lat perf_bw perf_write perf_read scale_av scale_peers)
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -68,6 +68,7 @@ if [ "$quick" = 1 ]; then
 	bw_tag_args=(-S "64,256k" -I 2)
 	ux_args=(-I 12)
 	mr_args=(-I 200)
+	perf_n=200
 else
 	tmo=${tmo:-120}
 	pp_args=(-S "all" -I 10)
@@ -75,6 +76,7 @@ else
 	bw_tag_args=(-S "1,4k,256k,4m" -I 4)
 	ux_args=(-I 24)
 	mr_args=(-I 500)
+	perf_n=1000
 fi
 common=(-p "$prov" -t "$tmo")	# the programs' own watchdog
 ptmo=$((tmo + 10))			# timeout(1) backstop
@@ -96,6 +98,13 @@ set_cmd() {
 	cancel) cmd=("${p[@]}" "$b/sft_cancel" "${common[@]}") ;;
 	inject) cmd=("${p[@]}" "$b/sft_inject" "${common[@]}") ;;
 	cqdata) cmd=("${p[@]}" "$b/sft_cqdata" "${common[@]}") ;;
+	# the benchmark programs, briefly: their own checks must hold
+	perf_lat) cmd=("${p[@]}" "$b/sft_perf" "${common[@]}" -o lat -m tagged -S 8,4k,64k,1m -I "$perf_n") ;;
+	perf_bw) cmd=("${p[@]}" "$b/sft_perf" "${common[@]}" -o bw -S 8,64k,1m -W 16 -I "$perf_n") ;;
+	perf_write) cmd=("${p[@]}" "$b/sft_perf" "${common[@]}" -o write -S 8,64k,1m -W 16 -I "$perf_n") ;;
+	perf_read) cmd=("${p[@]}" "$b/sft_perf" "${common[@]}" -o read -S 8,64k,1m -W 16 -I "$perf_n") ;;
+	scale_av) cmd=(timeout -k 5 "$ptmo" "$b/sft_scale" "${common[@]}" -o av -S 1000,20000) ;;
+	scale_peers) cmd=("${p[@]}" "$b/sft_scale" "${common[@]}" -o peers -S 32 -W 64 -I "$perf_n") ;;
 	*) return 1 ;;
 	esac
 }

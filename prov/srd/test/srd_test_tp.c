@@ -241,6 +241,52 @@ Test(tp, clean_network_delivers_in_one_pass)
 	teardown_all();
 }
 
+static void send_burst(int from, int to, struct test_pkt *pkts,
+		       uint32_t count);
+
+/* A receiver off the CPU for many retransmission timeouts, nothing lost:
+ * each timeout resends only the oldest packet (F-RTO), not the window;
+ * once the receiver runs again, everything is delivered once, and the
+ * resends were duplicates it dropped. */
+Test(tp, silent_receiver_gets_one_resend_per_timeout)
+{
+	struct test_pkt *warm, *pkts = make_pkts(64, 200);
+	uint64_t end;
+
+	setup_net(0, 0, 0);
+	node_open(0, 16, SRD_NS_PER_S);
+	node_open(1, 16, SRD_NS_PER_S);
+	warm = run_transfer(1, SRD_NS_PER_S);	/* session and RTT */
+	cr_assert_eq(nodes[0].acked, 1);
+	nodes[0].acked = 0;
+	nodes[1].delivered = 0;
+	nodes[1].seen[0] = 0;
+	send_burst(0, 1, pkts, 64);
+	/* 30 ms with only the sender running */
+	end = srd_memnet_now(net) + 30 * SRD_NS_PER_MS;
+	while (srd_memnet_now(net) < end) {
+		uint64_t next = srd_tp_next_deadline(&nodes[0].tp);
+
+		if (srd_memnet_next_event(net) < next)
+			next = srd_memnet_next_event(net);
+		if (next > end)
+			next = end;
+		if (next > srd_memnet_now(net))
+			srd_memnet_advance(net, next - srd_memnet_now(net));
+		srd_tp_progress(&nodes[0].tp);
+	}
+	cr_assert_geq(nodes[0].tp.cnt.retx_timeout, 2);
+	cr_assert_leq(nodes[0].tp.cnt.retx_timeout, 8, "%lu resent on timeout",
+		      (unsigned long)nodes[0].tp.cnt.retx_timeout);
+	while (nodes[0].acked < 64 && srd_memnet_now(net) < 2 * SRD_NS_PER_S)
+		step(2);
+	assert_exactly_once(pkts, 64);
+	cr_assert_leq(nodes[1].tp.cnt.rx_dup, 12);
+	free(warm);
+	free(pkts);
+	teardown_all();
+}
+
 Test(tp, reordering_is_not_loss)
 {
 	struct test_pkt *pkts;
