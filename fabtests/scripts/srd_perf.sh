@@ -1,6 +1,6 @@
 #!/bin/bash
 # srd_perf.sh [-p "PROV1 PROV2 ..."] [-n REPEATS] [-q] [-s SECTIONS]
-#             [-O OSU_DIR] [-k]
+#             [-O OSU_DIR] [-b] [-k]
 #
 # The performance comparison of srd against the providers a user would
 # otherwise pick, measured in one run on loopback, providers interleaved
@@ -29,6 +29,10 @@
 #   TARGET name=... value=... goal=... MET|MISSED
 # Exit status: 0 unless a run of srd failed (a benchmark reports, it
 # does not gate on speed).  -q: fewer iterations.  -k: keep the logs.
+# -b: bind the server to the last CPU and the client to the first
+# (taskset), for the floor and fabric sections: unbound, the scheduler
+# sometimes runs both on one CPU, where the receiver copies data still
+# hot in that CPU's cache, and bandwidth figures swing by 2x.
 # Everything runs on 127.0.0.1 with every provider pinned to lo; each
 # run is bounded by timeout(1).  Run it on a quiet machine: it takes
 # about 6 minutes (-q: about 3).
@@ -39,6 +43,7 @@ provs="srd net tcp;ofi_rxm udp;ofi_rxd"
 reps=3
 quick=0
 keep=0
+bind=0
 sections=floor,fabric,scale,mpi
 osu_dir=${OSU_DIR:-/opt/osu/libexec/osu-micro-benchmarks/mpi}
 
@@ -55,6 +60,7 @@ while [ $# -gt 0 ]; do
 	-O) [ $# -ge 2 ] || usage; osu_dir=$2; shift 2 ;;
 	-q) quick=1; shift ;;
 	-k) keep=1; shift ;;
+	-b) bind=1; shift ;;
 	*) usage ;;
 	esac
 done
@@ -76,6 +82,11 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+bind_s=(env) bind_c=(env)
+if [ "$bind" = 1 ]; then
+	bind_s=(taskset -c "$(($(nproc) - 1))") bind_c=(taskset -c 0)
+fi
+
 has() { case ",$sections," in *",$1,"*) return 0 ;; esac; return 1; }
 res="$tmp/results"	# section test size prov value unit
 : >"$res"
@@ -90,12 +101,12 @@ run_pair() {
 	local log=$1 tmo=$2 prog=$3 spid rc src
 	shift 3
 	port=$((port + 1))
-	timeout -k 3 "$tmo" "$bindir/$prog" "$@" -s -P "$port" \
-		>"$log.server" 2>&1 &
+	"${bind_s[@]}" timeout -k 3 "$tmo" "$bindir/$prog" "$@" -s \
+		-P "$port" >"$log.server" 2>&1 &
 	spid=$!
 	sleep 0.2
-	timeout -k 3 "$tmo" "$bindir/$prog" "$@" -P "$port" 127.0.0.1 \
-		>"$log" 2>&1
+	"${bind_c[@]}" timeout -k 3 "$tmo" "$bindir/$prog" "$@" -P "$port" \
+		127.0.0.1 >"$log" 2>&1
 	rc=$?
 	wait "$spid"
 	src=$?
@@ -149,7 +160,8 @@ floor_run() {
 }
 
 echo "srd_perf: providers: $provs; $reps repeats; $(nproc) CPUs;" \
-     "$(uname -r); $(date -u +%FT%TZ)"
+     "$([ "$bind" = 1 ] && echo "bound to CPUs;") $(uname -r);" \
+     "$(date -u +%FT%TZ)"
 for rep in $(seq 1 "$reps"); do
 	echo "round $rep of $reps"
 	has floor && floor_run
