@@ -121,20 +121,9 @@ done
 bed="$here/srd_ecmp_bed.sh"
 [ -x "$bed" ] || { echo "$bed not found" >&2; exit 1; }
 
-# in-tree build: ../; build dir build/: ../../build/fabtests;
-# installed: $prefix/share/PKG -> $prefix/bin; else $PATH
-bindir=${SFT_BINDIR:-}
-if [ -z "$bindir" ]; then
-	for d in "$here/.." "$here/../../build/fabtests" "$here/../../bin" \
-		 "$(dirname "$(command -v sft_bw 2>/dev/null || echo .)")"; do
-		[ -x "$d/sft_bw" ] && { bindir=$(cd "$d" && pwd); break; }
-	done
-	bindir=${bindir:-$here/..}
-fi
-for p in sft_bw sft_pingpong; do
-	[ -x "$bindir/$p" ] ||
-		{ echo "$p not found in $bindir (set SFT_BINDIR)" >&2; exit 1; }
-done
+# shellcheck source=sft_lib.sh
+. "$here/sft_lib.sh"
+sft_find_bindir sft_bw sft_pingpong
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sft_ecmp.XXXXXX") || exit 1
 name="sftecmp$$"

@@ -40,17 +40,9 @@ for tool in ip nft timeout; do
 	command -v "$tool" >/dev/null || { echo "SKIP: $tool not found"; exit 77; }
 done
 
-# in-tree build: ../; build dir build/: ../../build/fabtests;
-# installed: $prefix/share/PKG -> $prefix/bin; else $PATH
-bindir=${SFT_BINDIR:-}
-if [ -z "$bindir" ]; then
-	for d in "$here/.." "$here/../../build/fabtests" "$here/../../bin" \
-		 "$(dirname "$(command -v sft_bw 2>/dev/null || echo .)")"; do
-		[ -x "$d/sft_bw" ] && { bindir=$(cd "$d" && pwd); break; }
-	done
-	bindir=${bindir:-$here/..}
-fi
-[ -x "$bindir/sft_bw" ] || { echo "sft binaries not found in $bindir (set SFT_BINDIR)" >&2; exit 1; }
+# shellcheck source=sft_lib.sh
+. "$here/sft_lib.sh"
+sft_find_bindir sft_bw
 
 export FI_TCP_IFACE=${FI_TCP_IFACE:-lo}
 export FI_SRD_IFACE=${FI_SRD_IFACE:-lo}

@@ -40,20 +40,9 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$prov" ] || usage
 
-# in-tree build: ../; build dir build/: ../../build/fabtests;
-# installed: $prefix/share/PKG -> $prefix/bin; else $PATH
-bindir=${SFT_BINDIR:-}
-if [ -z "$bindir" ]; then
-	for d in "$here/.." "$here/../../build/fabtests" "$here/../../bin" \
-		 "$(dirname "$(command -v sft_pingpong 2>/dev/null || echo .)")"; do
-		[ -x "$d/sft_pingpong" ] && { bindir=$(cd "$d" && pwd); break; }
-	done
-	bindir=${bindir:-$here/..}
-fi
-if [ ! -x "$bindir/sft_pingpong" ]; then
-	echo "sft binaries not found in $bindir (set SFT_BINDIR)" >&2
-	exit 1
-fi
+# shellcheck source=sft_lib.sh
+. "$here/sft_lib.sh"
+sft_find_bindir sft_pingpong
 pair="$here/sft_pair.sh"
 
 # Everything runs over loopback.

@@ -28,10 +28,9 @@ size=8
 mode=msg
 keep=0
 
-usage() {
-	sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
-	exit 2
-}
+# shellcheck source=sft_lib.sh
+. "$here/sft_lib.sh"
+usage() { sft_usage; }
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -45,14 +44,7 @@ done
 
 command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null ||
 	{ echo "SKIP: srd_callgrind.sh needs valgrind"; exit 77; }
-bindir=${SFT_BINDIR:-}
-if [ -z "$bindir" ]; then
-	for d in "$here/.." "$here/../../build/fabtests" "$here/../../bin" \
-		 "$(dirname "$(command -v sft_perf 2>/dev/null || echo .)")"; do
-		[ -x "$d/sft_perf" ] && { bindir=$(cd "$d" && pwd); break; }
-	done
-fi
-[ -n "$bindir" ] || { echo "sft_perf not found (set SFT_BINDIR)" >&2; exit 1; }
+sft_find_bindir sft_perf
 
 export FI_SRD_IFACE=lo
 # The progress thread would add its own instructions at random times.

@@ -35,10 +35,9 @@ rate=200
 quick=0
 bed_name="srdbench$$"
 
-usage() {
-	sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
-	exit 2
-}
+# shellcheck source=sft_lib.sh
+. "$here/sft_lib.sh"
+usage() { sft_usage; }
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -54,14 +53,7 @@ if [ "$(id -u)" != 0 ]; then
 	exit 77
 fi
 
-bindir=${SFT_BINDIR:-}
-if [ -z "$bindir" ]; then
-	for d in "$here/.." "$here/../../build/fabtests" "$here/../../bin" \
-		 "$(dirname "$(command -v sft_bw 2>/dev/null || echo .)")"; do
-		[ -x "$d/sft_bw" ] && { bindir=$(cd "$d" && pwd); break; }
-	done
-fi
-[ -n "$bindir" ] || { echo "sft_bw not found (set SFT_BINDIR)" >&2; exit 1; }
+sft_find_bindir sft_bw sft_pingpong
 
 bed() { "$here/srd_ecmp_bed.sh" -n "$bed_name" "$@"; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/srd_bench.XXXXXX") || exit 1

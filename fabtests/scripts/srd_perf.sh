@@ -47,10 +47,9 @@ bind=0
 sections=floor,fabric,scale,mpi
 osu_dir=${OSU_DIR:-/opt/osu/libexec/osu-micro-benchmarks/mpi}
 
-usage() {
-	sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
-	exit 2
-}
+# shellcheck source=sft_lib.sh
+. "$here/sft_lib.sh"
+usage() { sft_usage; }
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -65,14 +64,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-bindir=${SFT_BINDIR:-}
-if [ -z "$bindir" ]; then
-	for d in "$here/.." "$here/../../build/fabtests" "$here/../../bin" \
-		 "$(dirname "$(command -v sft_perf 2>/dev/null || echo .)")"; do
-		[ -x "$d/sft_perf" ] && { bindir=$(cd "$d" && pwd); break; }
-	done
-fi
-[ -n "$bindir" ] || { echo "sft_perf not found (set SFT_BINDIR)" >&2; exit 1; }
+sft_find_bindir sft_perf sft_scale sft_udp_floor
 
 export FI_SRD_IFACE=lo FI_TCP_IFACE=lo FI_NET_IFACE=lo FI_UDP_IFACE=lo
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/srd_perf.XXXXXX") || exit 1
