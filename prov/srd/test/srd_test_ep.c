@@ -644,7 +644,12 @@ Test(ep, stats_extension, .timeout = 30)
 		cr_assert_geq(p.tx_bytes, sizeof(out));
 		cr_assert_eq(p.inflight, 0);
 		cr_assert_geq(p.cwnd, 1.0);
-		cr_assert_gt(p.srtt_ns, 0);
+		/* an RTT is known, unless every packet that could give one
+		 * was resent (Karn: its ack may be for either copy), as
+		 * under valgrind with another test running */
+		cr_assert(p.srtt_ns > 0 ||
+			  p.retx_timeout + p.retx_fast + p.retx_probe > 0,
+			  "no RTT sample, and nothing resent");
 		/* the timeout covers the RTT, up to its 200 ms ceiling
 		 * (valgrind makes RTTs that long) */
 		cr_assert(p.rto_ns >= p.srtt_ns || p.rto_ns >= 200000000ULL,
