@@ -86,12 +86,17 @@ void sft_log(const char *fmt, ...)
 	fflush(stdout);
 }
 
-uint64_t sft_now_us(void)
+uint64_t sft_now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ull + (uint64_t)ts.tv_nsec / 1000;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t sft_now_us(void)
+{
+	return sft_now_ns() / 1000;
 }
 
 static char step_msg[160];

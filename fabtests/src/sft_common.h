@@ -116,6 +116,7 @@ void sft_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void sft_step(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern struct sft_opts *sft_cur_opts;
 uint64_t sft_now_us(void);
+uint64_t sft_now_ns(void);
 
 #define SFT_TRY(expr) do {						\
 	long _r = (long)(expr);						\
@@ -173,6 +174,14 @@ void sft_wait_ok(struct sft_ctx *c, struct sft_cq *cq,
 void sft_wait_err(struct sft_ctx *c, struct sft_cq *cq,
 		  struct fi_cq_err_entry *err);
 void sft_expect_quiet(struct sft_ctx *c, struct sft_cq *cq, int ms);
+/* For benchmarks, straight on a CQ (no queue, no other CQ read):
+ * sft_cq_try reads at most one entry (1: *e filled, 0: none yet);
+ * sft_cq_spin busy-polls for one (SFT_COMP_TIMEOUT_MS at most) and
+ * checks its op_context unless ctx is NULL.  An error completion or a
+ * failed read ends the test, named what. */
+int sft_cq_try(struct fid_cq *cq, const char *what,
+	       struct fi_cq_tagged_entry *e);
+void sft_cq_spin(struct fid_cq *cq, const char *what, void *ctx);
 const char *sft_flags_str(uint64_t flags, char *buf, size_t len);
 
 struct sft_expect {

@@ -268,3 +268,40 @@ void sft_wait_recv(struct sft_ctx *c, int tagged, void *ctx, size_t len,
 	sft_wait_ok(c, &c->rxcq, &e);
 	sft_check_entry(&e, &x, what);
 }
+
+/* ------------------------------------------------------------------ */
+/* benchmarks: one CQ, nothing queued                                   */
+
+int sft_cq_try(struct fid_cq *cq, const char *what,
+	       struct fi_cq_tagged_entry *e)
+{
+	ssize_t r = fi_cq_read(cq, e, 1);
+
+	if (r == 1)
+		return 1;
+	if (r == -FI_EAGAIN)
+		return 0;
+	if (r == -FI_EAVAIL) {
+		struct fi_cq_err_entry err = { 0 };
+
+		fi_cq_readerr(cq, &err, 0);
+		sft_die("%s: error completion: %s", what,
+			fi_strerror(err.err));
+	}
+	sft_die("%s: fi_cq_read: %zd", what, r);
+}
+
+void sft_cq_spin(struct fid_cq *cq, const char *what, void *ctx)
+{
+	struct fi_cq_tagged_entry e;
+	uint64_t t0 = sft_now_ns();
+
+	for (unsigned spin = 1; !sft_cq_try(cq, what, &e); spin++)
+		if (!(spin & 0xfff) &&
+		    sft_now_ns() - t0 > SFT_COMP_TIMEOUT_MS * 1000000ull)
+			sft_die("%s: no completion in %d ms", what,
+				SFT_COMP_TIMEOUT_MS);
+	if (ctx && e.op_context != ctx)
+		sft_die("%s: completion for context %p, expected %p", what,
+			e.op_context, ctx);
+}

@@ -28,7 +28,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define PERF_AREA_MAX (64 * SFT_MIB)	/* a window's receive area */
 #define PERF_ACK_LEN 8
@@ -51,14 +50,6 @@ struct perf {
 	uint64_t *samples;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void *perf_reg(struct perf *pf, size_t len, int idx)
 {
 	struct sft_ctx *c = &pf->c;
@@ -79,40 +70,6 @@ static void *perf_reg(struct perf *pf, size_t len, int idx)
 		pf->desc[idx] = fi_mr_desc(pf->mr[idx]);
 	}
 	return p;
-}
-
-/* Busy-polls cq for one completion and checks its context. */
-static void perf_wait(struct perf *pf, struct sft_cq *cq, void *ctx)
-{
-	struct fi_cq_tagged_entry e;
-	uint64_t t0 = 0;
-	ssize_t r;
-
-	for (unsigned spin = 0;; spin++) {
-		r = fi_cq_read(cq->cq, &e, 1);
-		if (r == 1)
-			break;
-		if (r == -FI_EAVAIL) {
-			struct fi_cq_err_entry err = { 0 };
-
-			fi_cq_readerr(cq->cq, &err, 0);
-			sft_die("%s: error completion: %s", cq->name,
-				fi_strerror(err.err));
-		}
-		if (r != -FI_EAGAIN)
-			sft_die("fi_cq_read on %s: %zd", cq->name, r);
-		if (!(spin & 0xffff)) {
-			if (!t0)
-				t0 = now_ns();
-			else if (now_ns() - t0 > SFT_COMP_TIMEOUT_MS *
-				 1000000ull)
-				sft_die("%s: no completion in %d ms", cq->name,
-					SFT_COMP_TIMEOUT_MS);
-		}
-	}
-	if (ctx && e.op_context != ctx)
-		sft_die("%s: completion for context %p, expected %p", cq->name,
-			e.op_context, ctx);
 }
 
 static void post_recv(struct perf *pf, void *buf, size_t len, void *ctx)
@@ -177,16 +134,16 @@ static void lat_round(struct perf *pf, size_t size, uint8_t *next)
 	struct sft_ctx *c = &pf->c;
 
 	if (c->opts->server) {
-		perf_wait(pf, &c->rxcq, &pf->ctx[0]);
+		sft_cq_spin(c->rxcq.cq, c->rxcq.name, &pf->ctx[0]);
 		if (next)
 			post_recv(pf, next, size, &pf->ctx[0]);
 		if (post_send(pf, size, &pf->ctx[1]))
-			perf_wait(pf, &c->txcq, &pf->ctx[1]);
+			sft_cq_spin(c->txcq.cq, c->txcq.name, &pf->ctx[1]);
 		return;
 	}
 	if (post_send(pf, size, &pf->ctx[1]))
-		perf_wait(pf, &c->txcq, &pf->ctx[1]);
-	perf_wait(pf, &c->rxcq, &pf->ctx[0]);
+		sft_cq_spin(c->txcq.cq, c->txcq.name, &pf->ctx[1]);
+	sft_cq_spin(c->rxcq.cq, c->rxcq.name, &pf->ctx[0]);
 	if (next)
 		post_recv(pf, next, size, &pf->ctx[0]);
 }
@@ -210,12 +167,12 @@ static void run_lat(struct perf *pf, size_t size, int iters)
 	check_data(pf->area, size, seed_of(size, !dir), "ping-pong message");
 	for (int i = 0; i < warm; i++)
 		lat_round(pf, size, rx);
-	t0 = t = now_ns();
+	t0 = t = sft_now_ns();
 	for (int i = 0; i < iters; i++) {
 		uint64_t t1;
 
 		lat_round(pf, size, i + 1 < iters ? rx : pf->area);
-		t1 = now_ns();
+		t1 = sft_now_ns();
 		pf->samples[i] = t1 - t;
 		t = t1;
 	}
@@ -254,7 +211,7 @@ static void bw_window(struct perf *pf, size_t size, int wnd, int repost,
 
 	if (c->opts->server) {
 		for (int s = 0; s < wnd; s++)
-			perf_wait(pf, &c->rxcq, NULL);
+			sft_cq_spin(c->rxcq.cq, c->rxcq.name, NULL);
 		for (int s = 0; seed && s < wnd; s++)
 			check_data(pf->area + (size_t)s * size, size, seed,
 				   "streamed message");
@@ -262,7 +219,7 @@ static void bw_window(struct perf *pf, size_t size, int wnd, int repost,
 			bw_post_recvs(pf, size, wnd);
 		SFT_POST(c, fi_tsend(c->ep, pf->ack, PERF_ACK_LEN, pf->desc[2],
 				     c->peer, PERF_ACK_TAG, &pf->ackctx));
-		perf_wait(pf, &c->txcq, &pf->ackctx);
+		sft_cq_spin(c->txcq.cq, c->txcq.name, &pf->ackctx);
 		return;
 	}
 	if (seed)
@@ -272,8 +229,8 @@ static void bw_window(struct perf *pf, size_t size, int wnd, int repost,
 	for (int s = 0; s < wnd; s++)
 		pending += post_send(pf, size, &pf->ctx[s]);
 	while (pending--)
-		perf_wait(pf, &c->txcq, NULL);
-	perf_wait(pf, &c->rxcq, &pf->ackctx);
+		sft_cq_spin(c->txcq.cq, c->txcq.name, NULL);
+	sft_cq_spin(c->rxcq.cq, c->rxcq.name, &pf->ackctx);
 }
 
 /* ---- RMA ----------------------------------------------------------- */
@@ -311,7 +268,7 @@ static void rma_window(struct perf *pf, size_t size, int wnd, uint64_t flags)
 		}
 	}
 	for (int s = 0; s < wnd; s++)
-		perf_wait(pf, &c->txcq, NULL);
+		sft_cq_spin(c->txcq.cq, c->txcq.name, NULL);
 }
 
 /* Before and after timing: fresh data, checked where it landed.  The
@@ -377,14 +334,14 @@ static void run_stream(struct perf *pf, size_t size, int wnd, int windows)
 		sft_oob_sync(c);
 		bw_window(pf, size, wnd, 1, seed_of(size, 0));
 	}
-	t0 = now_ns();
+	t0 = sft_now_ns();
 	for (int w = 0; w < windows; w++) {
 		if (!rma)
 			bw_window(pf, size, wnd, 1, 0);
 		else if (!c->opts->server)
 			rma_window(pf, size, wnd, 0);
 	}
-	ns = now_ns() - t0;
+	ns = sft_now_ns() - t0;
 	if (rma) {
 		/* the server drives progress in here until the client is
 		 * done */
@@ -425,8 +382,6 @@ static void setup(struct perf *pf, struct sft_opts *o, size_t max)
 	case OP_BW: p.caps = FI_TAGGED | (o->tagged ? 0 : FI_MSG); break;
 	default: p.caps = FI_RMA | FI_TAGGED; break;
 	}
-	if (pf->op == OP_LAT)
-		p.caps |= FI_TAGGED;
 	sft_setup(c, o, &p);
 	if (max > c->info->ep_attr->max_msg_size)
 		sft_skip("size %zu above max_msg_size %zu", max,

@@ -31,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #define SCALE_ACK_TAG 0xacull
 #define SCALE_MSG_LEN 8
@@ -45,14 +44,6 @@ struct scale_ep {
 	int next;		/* next slot to complete (posted in order) */
 	int done;		/* completed, not yet consumed */
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Resident memory in KiB (VmRSS). */
 static long rss_kib(void)
@@ -78,35 +69,6 @@ static void raise_nofile(void)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-}
-
-static void cq_wait(struct fid_cq *cq, void *ctx, const char *what)
-{
-	struct fi_cq_tagged_entry e;
-	uint64_t t0 = now_ns();
-	ssize_t r;
-
-	for (unsigned spin = 0;; spin++) {
-		r = fi_cq_read(cq, &e, 1);
-		if (r == 1)
-			break;
-		if (r == -FI_EAVAIL) {
-			struct fi_cq_err_entry err = { 0 };
-
-			fi_cq_readerr(cq, &err, 0);
-			sft_die("%s: error completion: %s", what,
-				fi_strerror(err.err));
-		}
-		if (r != -FI_EAGAIN)
-			sft_die("%s: fi_cq_read: %zd", what, r);
-		if (!(spin & 0xfff) &&
-		    now_ns() - t0 > SFT_COMP_TIMEOUT_MS * 1000000ull)
-			sft_die("%s: no completion in %d ms", what,
-				SFT_COMP_TIMEOUT_MS);
-	}
-	if (ctx && e.op_context != ctx)
-		sft_die("%s: completion for %p, expected %p", what,
-			e.op_context, ctx);
 }
 
 /* ---- AV insertion ---------------------------------------------------- */
@@ -146,9 +108,9 @@ static void run_av(struct sft_ctx *c, const struct sft_opts *o)
 		fake_addrs(a, n);
 		SFT_TRY(fi_av_open(c->domain, &attr, &av, NULL));
 		rss0 = rss_kib();
-		t0 = now_ns();
+		t0 = sft_now_ns();
 		ret = fi_av_insert(av, a, n, fa, 0, NULL);
-		batch_us = (now_ns() - t0) / 1000.0 / n;
+		batch_us = (sft_now_ns() - t0) / 1000.0 / n;
 		rss1 = rss_kib();
 		if (ret != (int)n)
 			sft_die("fi_av_insert of %zu addresses: %d", n, ret);
@@ -158,11 +120,11 @@ static void run_av(struct sft_ctx *c, const struct sft_opts *o)
 					i);
 		SFT_TRY(fi_close(&av->fid));
 		SFT_TRY(fi_av_open(c->domain, &attr, &av, NULL));
-		t0 = now_ns();
+		t0 = sft_now_ns();
 		for (size_t i = 0; i < n; i++)
 			if (fi_av_insert(av, &a[i], 1, &fa[i], 0, NULL) != 1)
 				sft_die("fi_av_insert of address %zu failed", i);
-		single_us = (now_ns() - t0) / 1000.0 / n;
+		single_us = (sft_now_ns() - t0) / 1000.0 / n;
 		SFT_TRY(fi_close(&av->fid));
 		printf("%-10zu %16.3f %16.3f %14.3f\n", n, batch_us, single_us,
 		       (double)(rss1 - rss0) / n);
@@ -205,18 +167,9 @@ static void open_scale_ep(struct sft_ctx *c, struct scale_ep *e, int nrx)
 static void poll_ep(struct scale_ep *e, const char *what)
 {
 	struct fi_cq_tagged_entry ent;
-	ssize_t r = fi_cq_read(e->cq, &ent, 1);
 
-	if (r == -FI_EAGAIN)
+	if (!sft_cq_try(e->cq, what, &ent))
 		return;
-	if (r == -FI_EAVAIL) {
-		struct fi_cq_err_entry err = { 0 };
-
-		fi_cq_readerr(e->cq, &err, 0);
-		sft_die("%s: error completion: %s", what, fi_strerror(err.err));
-	}
-	if (r != 1)
-		sft_die("%s: fi_cq_read: %zd", what, r);
 	if (ent.op_context != &e->ctx[(e->next + e->done) % e->nrx])
 		sft_die("%s: completion out of posting order", what);
 	e->done++;
@@ -240,8 +193,8 @@ static void wait_rx(struct sft_ctx *c, struct scale_ep *eps, int n, int idx,
 		if (spin & 0xfff)
 			continue;
 		if (!t0)
-			t0 = now_ns();
-		else if (now_ns() - t0 > SFT_COMP_TIMEOUT_MS * 1000000ull)
+			t0 = sft_now_ns();
+		else if (sft_now_ns() - t0 > SFT_COMP_TIMEOUT_MS * 1000000ull)
 			sft_die("%s: no completion in %d ms", what,
 				SFT_COMP_TIMEOUT_MS);
 	}
@@ -366,40 +319,40 @@ static void run_peers(struct sft_ctx *c, struct sft_opts *o, int npeers)
 		SFT_POST(c, fi_trecv(c->ep, &ack, SCALE_MSG_LEN, NULL, fa[i], 0,
 				     ~0ull, &rctx));
 		inject(c, c->ep, (uint64_t)i, fa[i]);
-		cq_wait(cq->cq, &rctx, "warm-up answer");
+		sft_cq_spin(cq->cq, "warm-up answer", &rctx);
 		if (ack != (uint64_t)i)
 			sft_die("warm-up: answer %llu from peer %d",
 				(unsigned long long)ack, i);
 	}
 	rss2 = rss_kib();
 	sft_step("client: ping-pong");
-	t0 = now_ns();
+	t0 = sft_now_ns();
 	for (int i = 0; i < lat_iters; i++) {
 		fi_addr_t to = fa[i % npeers];
 
 		SFT_POST(c, fi_trecv(c->ep, &ack, SCALE_MSG_LEN, NULL, to, 0,
 				     ~0ull, &rctx));
 		inject(c, c->ep, (uint64_t)i, to);
-		cq_wait(cq->cq, &rctx, "pong");
+		sft_cq_spin(cq->cq, "pong", &rctx);
 		if (ack != (uint64_t)i)
 			sft_die("pong %llu where %d was due",
 				(unsigned long long)ack, i);
 	}
-	lat_ns = now_ns() - t0;
+	lat_ns = sft_now_ns() - t0;
 	seq = 0;
 	sft_step("client: streaming");
-	t0 = now_ns();
+	t0 = sft_now_ns();
 	for (int w = 0; w < windows; w++) {
 		SFT_POST(c, fi_trecv(c->ep, &ack, SCALE_MSG_LEN, NULL, fa[0], 0,
 				     ~0ull, &rctx));
 		for (int k = 0; k < wnd; k++, seq++)
 			inject(c, c->ep, seq, fa[seq % npeers]);
-		cq_wait(cq->cq, &rctx, "window ack");
+		sft_cq_spin(cq->cq, "window ack", &rctx);
 		if (ack != (uint64_t)w)
 			sft_die("window ack %llu where %d was due",
 				(unsigned long long)ack, w);
 	}
-	rate_ns = now_ns() - t0;
+	rate_ns = sft_now_ns() - t0;
 	sft_oob_sync(c);
 	printf("%-8s %12s %12s %16s %18s\n", "peers", "lat_us", "Mmsg/s",
 	       "KiB/peer(AV)", "KiB/peer(active)");
