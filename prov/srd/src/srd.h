@@ -405,8 +405,11 @@ static inline void srd_ep_post_enter(struct srd_ep *ep)
 #define SRD_EP_POST_POLL_NS	(50 * SRD_NS_PER_US)
 static inline ssize_t srd_ep_post_leave(struct srd_ep *ep, ssize_t ret)
 {
+	/* last_app_ns: the clock post_enter read (the UDP wire's clock,
+	 * which polled_ns is on too) */
 	if (ret == -FI_EAGAIN || (ep->enabled &&
-	    srd_tp_now(&ep->tp) - ep->tp.polled_ns > SRD_EP_POST_POLL_NS))
+	    (int64_t)(ep->last_app_ns - ep->tp.polled_ns) >
+	    (int64_t)SRD_EP_POST_POLL_NS))
 		srd_ep_progress(ep);
 	srd_domain_unlock(ep->dom);
 	return ret;
