@@ -5,6 +5,9 @@
 #      ("make check"),
 #   2. the unit tests and the quick sft suite again under AddressSanitizer
 #      + UndefinedBehaviorSanitizer,
+#      Debian's fi_pingpong with the sanitized provider (runtimes
+#      preloaded), and the libFuzzer harness of the receive path for a
+#      minute (clang),
 #   3. the unit tests under valgrind memcheck (in-memory transport, and
 #      endpoints through the real libfabric),
 #   4. Debian's fi_pingpong over srd (msg and tagged, -c, -S all),
@@ -64,16 +67,17 @@ check() {	# check DIR [make check args]
 		{ cat "$dir"/test-suite.log 2>/dev/null | tail -80; return 1; }
 }
 
-pingpong() {	# fi_pingpong from libfabric-bin, both sides checked
-	local mode rc=0 port
-	export FI_PROVIDER_PATH=$top/build/.libs
+pingpong() {	# [BUILD_DIR] fi_pingpong from libfabric-bin, both sides checked
+	local mode rc=0 port pre=()
+	export FI_PROVIDER_PATH=$top/${1:-build}/.libs
+	[ -n "${PP_PRELOAD:-}" ] && pre=(env LD_PRELOAD="$PP_PRELOAD")
 	for mode in msg tagged; do
 		port=$((20000 + RANDOM % 20000))
-		timeout 120 fi_pingpong -p srd -e rdm -m "$mode" -c -S all \
+		timeout 120 "${pre[@]}" fi_pingpong -p srd -e rdm -m "$mode" -c -S all \
 			-I 20 -B "$port" >/tmp/srd-pp-server.$$ 2>&1 &
 		local srv=$!
 		sleep 0.5
-		timeout 120 fi_pingpong -p srd -e rdm -m "$mode" -c -S all \
+		timeout 120 "${pre[@]}" fi_pingpong -p srd -e rdm -m "$mode" -c -S all \
 			-I 20 -P "$port" 127.0.0.1 >/tmp/srd-pp-client.$$ 2>&1
 		local crc=$?
 		wait $srv
@@ -85,6 +89,33 @@ pingpong() {	# fi_pingpong from libfabric-bin, both sides checked
 		rm -f /tmp/srd-pp-server.$$ /tmp/srd-pp-client.$$
 	done
 	return $rc
+}
+
+# Debian's (unsanitized) fi_pingpong loading the sanitized provider: the
+# sanitizer runtimes must be loaded first, so they are preloaded.
+asan_pingpong() {
+	local asan ubsan
+	asan=$(gcc -print-file-name=libasan.so)
+	ubsan=$(gcc -print-file-name=libubsan.so)
+	PP_PRELOAD="$asan $ubsan" pingpong build-asan
+}
+
+# The libFuzzer harness (prov/srd/fuzz): clang build, then a bounded run
+# from the committed seeds; any crash, leak, timeout or sanitizer report
+# fails (the input is kept in build-fuzz/fuzz-artifacts).
+fuzz() {
+	local dir=$top/build-fuzz secs=${SRD_FUZZ_SECONDS:-60}
+	build build-fuzz --enable-fuzz CC=clang CFLAGS="-g -O1" || return 1
+	make -C "$dir" -s prov/srd/fuzz/srd_fuzz_rx || return 1
+	rm -rf "$dir/fuzz-corpus" && mkdir -p "$dir/fuzz-corpus" \
+		"$dir/fuzz-artifacts"
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	timeout $((secs + 120)) "$dir/prov/srd/fuzz/srd_fuzz_rx" \
+		-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix="$dir/fuzz-artifacts/" \
+		"$dir/fuzz-corpus" "$top/prov/srd/fuzz/corpus_rx" 2>&1 |
+		grep -v "^#[0-9].*\(NEW\|REDUCE\|pulse\)" | tail -25
+	return "${PIPESTATUS[0]}"
 }
 
 memcheck() {	# the unit tests; timers fire late under valgrind, tests allow it
@@ -161,6 +192,11 @@ stage "build with ASan+UBSan" build build-asan --enable-sanitize &&
 	CRITERION_JOBS=1 \
 	stage "sanitized unit tests + quick sft suite" check build-asan \
 		SFT_QUICK=1
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	stage "sanitized provider under Debian's fi_pingpong (runtimes preloaded)" \
+	asan_pingpong
+stage "libFuzzer: the receive path from the seed corpus (${SRD_FUZZ_SECONDS:-60} s)" fuzz
 stage "unit tests under valgrind memcheck" memcheck
 stage "fi_pingpong (Debian libfabric-bin) over srd" pingpong
 stage "loss test (5% UDP loss in a namespace)" loss

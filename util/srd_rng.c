@@ -1,17 +1,11 @@
 /*
- * srd_rng.c: seeded pseudo-random numbers and kernel entropy.
- * Owns no global state except a fallback generator used only if the
- * kernel refuses getrandom().
+ * srd_rng.c: seeded pseudo-random numbers (xoshiro256**).  Owns no
+ * global state; kernel entropy lives in srd_entropy.c.
  */
 #include "config.h"
 #include "srd_rng.h"
-#include "srd_clock.h"
 
-#include <errno.h>
-#include <unistd.h>
-#include <sys/random.h>
-
-static uint64_t splitmix64(uint64_t *x)
+uint64_t srd_splitmix64(uint64_t *x)
 {
 	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
 
@@ -28,7 +22,7 @@ static inline uint64_t rotl(uint64_t x, int k)
 void srd_rng_seed(struct srd_rng *rng, uint64_t seed)
 {
 	for (int i = 0; i < 4; i++)
-		rng->s[i] = splitmix64(&seed);
+		rng->s[i] = srd_splitmix64(&seed);
 }
 
 uint64_t srd_rng_next(struct srd_rng *rng)
@@ -56,21 +50,4 @@ uint64_t srd_rng_below(struct srd_rng *rng, uint64_t bound)
 int srd_rng_chance_ppm(struct srd_rng *rng, uint32_t ppm)
 {
 	return ppm && srd_rng_below(rng, 1000000) < ppm;
-}
-
-uint64_t srd_random_u64(void)
-{
-	static __thread uint64_t fallback_state;
-	uint64_t v = 0;
-	ssize_t n;
-
-	do {
-		n = getrandom(&v, sizeof(v), 0);
-	} while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(v)) {
-		/* Only when the kernel lacks getrandom: still never repeats. */
-		fallback_state ^= srd_clock_now_ns() ^ ((uint64_t)getpid() << 32);
-		v = splitmix64(&fallback_state);
-	}
-	return v ? v : 0x5ad5ad5ad5ad5ad5ULL;
 }

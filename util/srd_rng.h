@@ -19,6 +19,9 @@ uint64_t srd_rng_below(struct srd_rng *rng, uint64_t bound);
 /* True with probability ppm / 1e6. */
 int srd_rng_chance_ppm(struct srd_rng *rng, uint32_t ppm);
 
+/* One step of splitmix64: a well-mixed sequence from any start. */
+uint64_t srd_splitmix64(uint64_t *state);
+
 /* 64 bits from the kernel's entropy pool (getrandom), never zero. */
 uint64_t srd_random_u64(void);
 

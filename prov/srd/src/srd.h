@@ -373,6 +373,11 @@ static inline struct srd_peer *srd_peer_of(struct srd_tp_peer *tp_peer)
 	return srd_container_of(tp_peer, struct srd_peer, tp);
 }
 
+/* Test seam: when set, endpoints open their wire through it instead of
+ * UDP sockets (the fuzzer runs whole endpoints over the in-memory
+ * network).  NULL in every normal process; nothing sets it at runtime. */
+extern int (*srd_wire_open_override)(const struct srd_wire_udp_attr *attr,
+				     struct srd_wire **wire);
 int srd_ep_open(struct fid_domain *domain, struct fi_info *info,
 		struct fid_ep **ep, void *context);
 /* One progress step for an endpoint; caller holds the domain lock. */

@@ -546,6 +546,9 @@ static struct fi_ops_ep srd_ep_ops = {
 
 /* --- open -------------------------------------------------------------------- */
 
+int (*srd_wire_open_override)(const struct srd_wire_udp_attr *attr,
+			      struct srd_wire **wire);
+
 /* (Re)opens the wire and transport on addr; only before enable. */
 int srd_ep_open_wire(struct srd_ep *ep, const union srd_wire_addr *addr)
 {
@@ -557,7 +560,9 @@ int srd_ep_open_wire(struct srd_ep *ep, const union srd_wire_addr *addr)
 	};
 	struct srd_tp_cfg cfg;
 	struct srd_wire *wire;
-	int ret = srd_wire_udp_open(&attr, &wire);
+	int ret = srd_wire_open_override ?
+		  srd_wire_open_override(&attr, &wire) :
+		  srd_wire_udp_open(&attr, &wire);
 
 	if (ret)
 		return ret;

@@ -121,6 +121,19 @@ struct srd_memnet_stats {
 };
 void srd_memnet_stats(const struct srd_memnet *net,
 		      struct srd_memnet_stats *stats);
+/* Delivers a datagram to dst as if src had sent it (after the base
+ * delay, never lost): forged and fuzzed packets.  -EINVAL when larger
+ * than the MTU. */
+int srd_memnet_inject(struct srd_memnet *net, const union srd_wire_addr *src,
+		      const union srd_wire_addr *dst, const void *buf,
+		      size_t len);
+/* Called with every datagram a wire posts, before faults apply (a test's
+ * packet capture); NULL stops it. */
+typedef void (*srd_memnet_tap_fn)(void *arg, const union srd_wire_addr *src,
+				  const union srd_wire_addr *dst,
+				  const void *buf, size_t len);
+void srd_memnet_set_tap(struct srd_memnet *net, srd_memnet_tap_fn tap,
+			void *arg);
 int srd_wire_mem_open(struct srd_memnet *net, const union srd_wire_addr *addr,
 		      uint16_t npaths, struct srd_wire **wire);
 

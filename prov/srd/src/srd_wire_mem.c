@@ -48,6 +48,9 @@ struct srd_memnet {
 	struct srd_dlist wires;
 	struct srd_memnet_stats stats;
 	uint64_t path_drop;
+	srd_memnet_tap_fn tap;
+	void *tap_arg;
+	uint8_t tap_buf[65536];		/* a posted datagram, gathered */
 };
 
 static struct srd_wire_mem *memnet_find(struct srd_memnet *net,
@@ -116,6 +119,13 @@ void srd_memnet_stats(const struct srd_memnet *net,
 		      struct srd_memnet_stats *stats)
 {
 	*stats = net->stats;
+}
+
+void srd_memnet_set_tap(struct srd_memnet *net, srd_memnet_tap_fn tap,
+			void *arg)
+{
+	net->tap = tap;
+	net->tap_arg = arg;
 }
 
 static inline struct srd_wire_mem *wire_mem(struct srd_wire *wire)
@@ -196,6 +206,17 @@ static int mem_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
 		for (int j = 0; j < tx[i].iovcnt; j++)
 			len += tx[i].iov[j].iov_len;
 		net->stats.sent++;
+		if (net->tap && len <= sizeof(net->tap_buf)) {
+			size_t off = 0;
+
+			for (int j = 0; j < tx[i].iovcnt; j++) {
+				memcpy(net->tap_buf + off, tx[i].iov[j].iov_base,
+				       tx[i].iov[j].iov_len);
+				off += tx[i].iov[j].iov_len;
+			}
+			net->tap(net->tap_arg, &wire->addr, tx[i].dst,
+				 net->tap_buf, len);
+		}
 		if (tx[i].path < 64 && (net->path_drop >> tx[i].path & 1)) {
 			net->stats.path_drops++;
 			net->stats.dropped++;
@@ -213,6 +234,19 @@ static int mem_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
 		}
 	}
 	return n;
+}
+
+int srd_memnet_inject(struct srd_memnet *net, const union srd_wire_addr *src,
+		      const union srd_wire_addr *dst, const void *buf,
+		      size_t len)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct srd_wire_tx tx = { .dst = dst, .iov = &iov, .iovcnt = 1 };
+
+	if (len > net->attr.mtu)
+		return -EINVAL;
+	net->stats.sent++;
+	return memnet_enqueue(net, src, &tx, len);
 }
 
 static struct srd_wire_mem *memnet_find(struct srd_memnet *net,
