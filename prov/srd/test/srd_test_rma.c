@@ -813,6 +813,166 @@ static int cmp_u64(const void *x, const void *y)
 
 /* Two initiators in two threads add to one location: no update is lost,
  * and every fetched value is seen exactly once. */
+/* An atomic that the target must refuse: the error completion names the
+ * reason, the initiator's result buffer and the target are untouched. */
+enum atomic_kind { AK_WRITE, AK_FETCH, AK_COMPARE, AK_READ };
+
+static void expect_atomic_err(struct rhost *a, struct rhost *b,
+			      enum atomic_kind kind, size_t count,
+			      uint64_t addr, uint64_t key, int err_want)
+{
+	uint64_t opnd[4] = { 1, 2, 3, 4 }, cmp[4] = { 0 }, res[4];
+	struct fi_cq_data_entry e;
+	struct fi_cq_err_entry err;
+	int ctx;
+	ssize_t ret;
+
+	memset(res, 0x5A, sizeof(res));
+	switch (kind) {
+	case AK_WRITE:
+		ret = fi_atomic(a->ep, opnd, count, NULL, a->peer, addr, key,
+				FI_UINT64, FI_SUM, &ctx);
+		break;
+	case AK_FETCH:
+		ret = fi_fetch_atomic(a->ep, opnd, count, NULL, res, NULL,
+				      a->peer, addr, key, FI_UINT64, FI_SUM,
+				      &ctx);
+		break;
+	case AK_COMPARE:
+		ret = fi_compare_atomic(a->ep, opnd, count, NULL, cmp, NULL,
+					res, NULL, a->peer, addr, key,
+					FI_UINT64, FI_CSWAP, &ctx);
+		break;
+	default:
+		ret = fi_fetch_atomic(a->ep, NULL, count, NULL, res, NULL,
+				      a->peer, addr, key, FI_UINT64,
+				      FI_ATOMIC_READ, &ctx);
+		break;
+	}
+	cr_assert_eq(ret, 0);
+	memset(&err, 0, sizeof(err));
+	cr_assert_eq(wait_comp(a, b, &e, &err), -err_want,
+		     "atomic kind %d count %zu: got %s, want %s", kind, count,
+		     fi_strerror(err.err), fi_strerror(err_want));
+	cr_assert_eq(err.op_context, &ctx);
+	cr_assert(err.flags & FI_ATOMIC);
+	cr_assert(all_bytes((uint8_t *)res, sizeof(res), 0x5A),
+		  "a refused atomic wrote the result buffer");
+}
+
+Test(atomic, target_checks_fail_at_initiator_and_touch_nothing,
+     .timeout = 60)
+{
+	static const enum atomic_kind kinds[] = { AK_WRITE, AK_FETCH,
+						  AK_COMPARE, AK_READ };
+	const size_t len = 4096;
+	struct rhost a, b;
+	uint8_t *rw = malloc(len), *ro = malloc(len), *wo = malloc(len);
+	uint8_t *gone = malloc(len);
+	struct fid_mr *mr_rw, *mr_ro, *mr_wo, *mr_gone;
+	uint64_t rw_base = (uint64_t)(uintptr_t)rw, gone_key;
+
+	rhost_open(&a, false);
+	rhost_open(&b, false);
+	rhost_connect(&a, &b);
+	memset(rw, 0xEE, len);
+	memset(ro, 0xEE, len);
+	memset(wo, 0xEE, len);
+	memset(gone, 0xEE, len);
+	mr_rw = mr_reg(&b, rw, len, FI_REMOTE_READ | FI_REMOTE_WRITE);
+	mr_ro = mr_reg(&b, ro, len, FI_REMOTE_READ);
+	mr_wo = mr_reg(&b, wo, len, FI_REMOTE_WRITE);
+	mr_gone = mr_reg(&b, gone, len, FI_REMOTE_READ | FI_REMOTE_WRITE);
+	gone_key = fi_mr_key(mr_gone);
+	cr_assert_eq(fi_close(&mr_gone->fid), 0);
+
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		enum atomic_kind kind = kinds[k];
+
+		/* a key next to a real one, and a region that was closed */
+		expect_atomic_err(&a, &b, kind, 1, rw_base,
+				  fi_mr_key(mr_rw) ^ 1, FI_EKEYREJECTED);
+		expect_atomic_err(&a, &b, kind, 1, (uint64_t)(uintptr_t)gone,
+				  gone_key, FI_EKEYREJECTED);
+		/* below the start, past the end, straddling the end */
+		expect_atomic_err(&a, &b, kind, 1, rw_base - 8,
+				  fi_mr_key(mr_rw), FI_EFAULT);
+		expect_atomic_err(&a, &b, kind, 1, rw_base + len,
+				  fi_mr_key(mr_rw), FI_EFAULT);
+		expect_atomic_err(&a, &b, kind, 2, rw_base + len - 8,
+				  fi_mr_key(mr_rw), FI_EFAULT);
+		expect_atomic_err(&a, &b, kind, 1, UINT64_MAX - 7,
+				  fi_mr_key(mr_rw), FI_EFAULT);
+		/* rights: every atomic but a plain read modifies (needs
+		 * FI_REMOTE_WRITE); every fetching one reads (needs
+		 * FI_REMOTE_READ) */
+		if (kind != AK_READ)
+			expect_atomic_err(&a, &b, kind, 1,
+					  (uint64_t)(uintptr_t)ro,
+					  fi_mr_key(mr_ro), FI_EACCES);
+		if (kind != AK_WRITE)
+			expect_atomic_err(&a, &b, kind, 1,
+					  (uint64_t)(uintptr_t)wo,
+					  fi_mr_key(mr_wo), FI_EACCES);
+	}
+	cr_assert(all_bytes(rw, len, 0xEE), "a refused atomic changed rw");
+	cr_assert(all_bytes(ro, len, 0xEE), "a refused atomic changed ro");
+	cr_assert(all_bytes(wo, len, 0xEE), "a refused atomic changed wo");
+	cr_assert(all_bytes(gone, len, 0xEE));
+	cr_assert_eq(fi_cntr_read(b.remote), 0);
+
+	cr_assert_eq(fi_close(&mr_rw->fid), 0);
+	cr_assert_eq(fi_close(&mr_ro->fid), 0);
+	cr_assert_eq(fi_close(&mr_wo->fid), 0);
+	rhost_close(&a);
+	rhost_close(&b);
+	free(rw);
+	free(ro);
+	free(wo);
+	free(gone);
+}
+
+/* Provider keys come from the kernel's entropy: distinct, and no key
+ * says anything about the next (no counter, no small steps, about half
+ * the bits change from one to the next). */
+Test(rma, provider_keys_are_unpredictable)
+{
+	enum { N = 256 };
+	struct rhost b;
+	static uint8_t buf[N];
+	struct fid_mr *mr[N];
+	uint64_t key[N];
+	unsigned flips = 0;
+
+	rhost_open(&b, false);
+	for (int i = 0; i < N; i++) {
+		mr[i] = mr_reg(&b, buf + i, 1, FI_REMOTE_READ);
+		key[i] = fi_mr_key(mr[i]);
+	}
+	for (int i = 0; i < N; i++) {
+		for (int j = i + 1; j < N; j++) {
+			uint64_t d = key[i] > key[j] ? key[i] - key[j] :
+						       key[j] - key[i];
+
+			cr_assert_gt(d, 1ULL << 32, "keys %d and %d are close",
+				     i, j);
+		}
+		if (i) {
+			unsigned f = (unsigned)__builtin_popcountll(key[i] ^
+								    key[i - 1]);
+
+			cr_assert(f >= 8 && f <= 56, "keys %d, %d: %u bits",
+				  i - 1, i, f);
+			flips += f;
+		}
+	}
+	/* 255 x 64 fair coins: mean 8160, sd 64 */
+	cr_assert(flips > 7600 && flips < 8700, "%u bits flipped", flips);
+	for (int i = 0; i < N; i++)
+		cr_assert_eq(fi_close(&mr[i]->fid), 0);
+	rhost_close(&b);
+}
+
 Test(atomic, two_threads_one_location, .timeout = 240)
 {
 	struct rhost t, a, b;
