@@ -1,0 +1,70 @@
+#!/bin/bash
+# srd_soak.sh [-p PROVIDER] [-T SECONDS] [-l LOSS_PERCENT] [-E EPS] [-S SLOTS]
+#
+# The soak: sft_soak (a server process with EPS endpoints and SLOTS
+# client processes that come and go, one in four killed with SIGKILL;
+# msg, tagged, RMA and atomic traffic of random sizes; every byte and
+# every completion verified) inside a network namespace created for the
+# run, whose lo drops LOSS_PERCENT (default 1) % of UDP packets at random
+# (nftables numgen).  Defaults: srd, 60 s, 4 endpoints, 4 slots; long
+# runs by hand with -T 1800.  The namespace is always removed; the run is
+# bounded (SECONDS + 5 min).  Prints sft_soak's SOAK line and how many
+# packets were dropped.  Needs root (else exit 77).
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+prov=srd secs=60 loss=1 eps=4 slots=4
+
+# shellcheck source=sft_lib.sh
+. "$here/sft_lib.sh"
+usage() { sft_usage; }
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-p) [ $# -ge 2 ] || usage; prov=$2; shift 2 ;;
+	-T) [ $# -ge 2 ] || usage; secs=$2; shift 2 ;;
+	-l) [ $# -ge 2 ] || usage; loss=$2; shift 2 ;;
+	-E) [ $# -ge 2 ] || usage; eps=$2; shift 2 ;;
+	-S) [ $# -ge 2 ] || usage; slots=$2; shift 2 ;;
+	*) usage ;;
+	esac
+done
+
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: srd_soak.sh needs root (network namespace + nftables)"
+	exit 77
+fi
+for tool in ip nft timeout; do
+	command -v "$tool" >/dev/null || { echo "SKIP: $tool not found"; exit 77; }
+done
+
+sft_find_bindir sft_soak
+
+export FI_TCP_IFACE=lo FI_SRD_IFACE=lo FI_NET_IFACE=lo
+
+ns="srdsoak-$$-$RANDOM"
+cleanup() {
+	ip netns del "$ns" 2>/dev/null
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+ip netns add "$ns" || { echo "SKIP: cannot create network namespace"; exit 77; }
+ip -n "$ns" link set lo up || exit 1
+ip netns exec "$ns" nft -f - <<NFT || exit 1
+table inet srdsoak {
+	chain lossy {
+		type filter hook output priority 0; policy accept;
+		oifname "lo" meta l4proto udp numgen random mod 100 < $loss counter drop
+	}
+}
+NFT
+
+echo "soak: $prov, $secs s, $loss % UDP loss, $eps endpoints, $slots client slots"
+timeout -k 10 $((secs + 300)) ip netns exec "$ns" \
+	"$bindir/sft_soak" -p "$prov" -T "$secs" -E "$eps" -S "$slots"
+rc=$?
+dropped=$(ip netns exec "$ns" nft list chain inet srdsoak lossy |
+	sed -n 's/.*counter packets \([0-9]*\).*/\1/p' | head -n1)
+echo "soak: nftables dropped ${dropped:-?} UDP packets; exit $rc"
+exit $rc
