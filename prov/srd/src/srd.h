@@ -78,6 +78,7 @@ struct srd_params {
 	int progress_thread;		/* bool */
 	int progress_idle_us;		/* app silence before the thread acts */
 	size_t sockbuf;			/* socket buffer bytes requested */
+	int max_peers;			/* transport peers per endpoint */
 };
 extern struct srd_params srd_params;
 

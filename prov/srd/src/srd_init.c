@@ -27,6 +27,7 @@ struct srd_params srd_params = {
 	.progress_thread = 1,
 	.progress_idle_us = 1000,
 	.sockbuf = 8 * 1024 * 1024,
+	.max_peers = 131072,
 };
 
 static void srd_cleanup(void)
@@ -64,6 +65,10 @@ static void params_define(void)
 		"Bytes of unexpected messages an endpoint buffers before it "
 		"pushes back on senders (default: %zu)",
 		srd_params.unexp_max_bytes);
+	fi_param_define(&srd_prov, "max_peers", FI_PARAM_INT,
+		"Peers an endpoint keeps transport state for (about 10 KiB "
+		"each); handshakes from further addresses are dropped "
+		"(default: %d)", srd_params.max_peers);
 	fi_param_define(&srd_prov, "tx_window", FI_PARAM_INT,
 		"Packets in flight per peer, at most %d (default: %d)",
 		SRD_TP_WINDOW_MAX, srd_params.tx_window);
@@ -123,6 +128,8 @@ static void params_read(void)
 		srd_params.rdv_window = z;
 	if (!fi_param_get_size_t(&srd_prov, "unexp_max_bytes", &z))
 		srd_params.unexp_max_bytes = z;
+	if (!fi_param_get_int(&srd_prov, "max_peers", &v) && v >= 1)
+		srd_params.max_peers = v;
 	if (!fi_param_get_int(&srd_prov, "tx_window", &v) && v >= 1 &&
 	    v <= SRD_TP_WINDOW_MAX)
 		srd_params.tx_window = v;

@@ -44,6 +44,13 @@
 #define SRD_TP_PROBE_MIN_NS		(200 * SRD_NS_PER_US) /* tail loss probe floor */
 #define SRD_TP_PROBES_MAX		2	/* per ack progress */
 #define SRD_TP_RX_BATCH			32	/* datagrams per wire poll */
+/* A handshake that claims a new incarnation of a peer is believed only
+ * when the incarnation we know has been silent this long and has not
+ * answered a liveness probe sent at least this long ago (spec 5.5): a
+ * restarted process's old incarnation is gone; a live one answers.  The
+ * new one's handshake retries (1 ms, doubling) get through meanwhile. */
+#define SRD_TP_RESTART_QUIET_NS		(5 * SRD_NS_PER_MS)
+#define SRD_TP_RETIRED			4	/* past (conn, session) kept */
 
 /* Congestion control (spec 5.14): delay-based AIMD on a per-peer window. */
 #define SRD_TP_CWND_INIT_DEFAULT	32	/* packets */
@@ -187,6 +194,14 @@ struct srd_tp_peer {
 	bool rx_active;
 	uint32_t rx_conn;
 	uint32_t rx_session;
+	/* Receive sessions that ended: a replayed handshake of one must not
+	 * reopen it (its packets would be delivered again). */
+	struct { uint32_t conn, session; } rx_retired[SRD_TP_RETIRED];
+	uint8_t rx_retired_next;
+	/* A handshake claimed a new incarnation: the one we know
+	 * (claimed_conn) was probed at claim_probe_ns (0: not probed). */
+	uint32_t claimed_conn;
+	uint64_t claim_probe_ns;
 	struct srd_seqwin rx_win;
 	uint32_t rx_unacked;
 	uint32_t rx_refused_psn;	/* sent back in an RNR ack */
@@ -364,6 +379,7 @@ uint64_t srd_tp_paths_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 			    uint64_t now);
 uint64_t srd_tp_paths_probe_deadline(const struct srd_tp *tp,
 				     const struct srd_tp_peer *peer);
+void srd_tp_probe_liveness(struct srd_tp *tp, struct srd_tp_peer *peer);
 void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  const uint8_t *buf, size_t len);
 

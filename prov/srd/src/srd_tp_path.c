@@ -175,11 +175,23 @@ static void tp_path_post_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 	memset(&pkt, 0, sizeof(pkt));
 	srd_tp_fill_base(tp, peer, &pkt.base, type, on_path);
 	pkt.base.flags = 0;
-	pkt.base.dst_conn = type == SRD_PKT_PATH_PROBE ? peer->tx_remote_conn :
-							  peer->rx_conn;
+	if (type == SRD_PKT_PATH_ECHO)
+		pkt.base.dst_conn = peer->rx_active ? peer->rx_conn :
+						      peer->tx_remote_conn;
+	else
+		pkt.base.dst_conn = path == SRD_PROBE_LIVENESS ?
+				    peer->claimed_conn : peer->tx_remote_conn;
 	pkt.probe.path = path;
 	pkt.probe.session = session;
 	srd_tp_post_raw(tp, peer, &iov, 1, on_path);
+}
+
+/* Is the incarnation we know still there?  (Someone claims it restarted,
+ * spec 5.5.)  Any answer refreshes last_heard_ns. */
+void srd_tp_probe_liveness(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	tp_path_post_probe(tp, peer, SRD_PKT_PATH_PROBE, SRD_PROBE_LIVENESS,
+			   srd_tp_path_pick_ctrl(tp, peer), 0);
 }
 
 uint64_t srd_tp_paths_probe_deadline(const struct srd_tp *tp,
@@ -228,8 +240,10 @@ void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 		return;
 	}
 	if (base->type == SRD_PKT_PATH_PROBE) {
-		/* only from the incarnation whose packets we accept */
-		if (!peer->rx_active || base->src_conn != peer->rx_conn) {
+		/* only from an incarnation we talk with */
+		if (!(peer->rx_active && base->src_conn == peer->rx_conn) &&
+		    !(peer->tx_state == SRD_TP_TX_ACTIVE &&
+		      base->src_conn == peer->tx_remote_conn)) {
 			tp->cnt.rx_drop_conn++;
 			return;
 		}
@@ -238,6 +252,12 @@ void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 				   probe->session);
 		return;
 	}
+	/* An echo of a liveness probe: tp_rx_one has already noted that
+	 * the incarnation answered (last_heard_ns). */
+	if (probe->path == SRD_PROBE_LIVENESS &&
+	    (base->src_conn == peer->rx_conn ||
+	     base->src_conn == peer->tx_remote_conn))
+		return;
 	if (peer->tx_state != SRD_TP_TX_ACTIVE ||
 	    base->src_conn != peer->tx_remote_conn ||
 	    probe->session != peer->tx_session ||

@@ -205,6 +205,51 @@ void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err)
 	srd_tp_peer_rearm(tp, peer);
 }
 
+static bool tp_hs_retired(const struct srd_tp_peer *peer, uint32_t conn,
+			  uint32_t session)
+{
+	for (int i = 0; i < SRD_TP_RETIRED; i++)
+		if (peer->rx_retired[i].conn == conn &&
+		    peer->rx_retired[i].session == session)
+			return true;
+	return false;
+}
+
+/* Whether a handshake request may (re)open the receive session: not a
+ * replay of a session that ended, and not a "new incarnation" of a peer
+ * whose current one is still talking to us (someone else using its
+ * address: believing it would reset the peer's session and fail what we
+ * send it). */
+static bool tp_hs_req_believed(struct srd_tp *tp, struct srd_tp_peer *peer,
+			       const struct srd_base_hdr *base,
+			       const struct srd_hs_hdr *hs)
+{
+	uint32_t known = peer->rx_active ? peer->rx_conn :
+			 peer->tx_state == SRD_TP_TX_ACTIVE ?
+			 peer->tx_remote_conn : 0;
+
+	uint64_t now = srd_tp_now(tp);
+
+	if (tp_hs_retired(peer, base->src_conn, hs->session))
+		return false;
+	if (!known || known == base->src_conn)
+		return true;
+	if (now - peer->last_heard_ns < SRD_TP_RESTART_QUIET_NS)
+		return false;
+	/* Quiet: ask it.  Believed once a probe went unanswered. */
+	if (peer->claimed_conn != known || !peer->claim_probe_ns ||
+	    peer->claim_probe_ns < peer->last_heard_ns) {
+		peer->claimed_conn = known;
+		peer->claim_probe_ns = now;
+		srd_tp_probe_liveness(tp, peer);
+		return false;
+	}
+	if (now - peer->claim_probe_ns < SRD_TP_RESTART_QUIET_NS)
+		return false;
+	peer->claim_probe_ns = 0;
+	return true;
+}
+
 static void tp_hs_handle_req(struct srd_tp *tp, struct srd_tp_peer *peer,
 			     const struct srd_base_hdr *base,
 			     const struct srd_hs_hdr *hs)
@@ -214,6 +259,17 @@ static void tp_hs_handle_req(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if (peer->rx_active && !restarted && peer->rx_session == hs->session) {
 		tp_hs_post(tp, peer, SRD_PKT_HS_RESP, hs->session, 0);
 		return;
+	}
+	if (!tp_hs_req_believed(tp, peer, base, hs)) {
+		tp->cnt.rx_drop_conn++;
+		return;
+	}
+	if (peer->rx_active) {
+		peer->rx_retired[peer->rx_retired_next].conn = peer->rx_conn;
+		peer->rx_retired[peer->rx_retired_next].session =
+			peer->rx_session;
+		peer->rx_retired_next = (peer->rx_retired_next + 1) %
+					SRD_TP_RETIRED;
 	}
 	peer->rx_conn = base->src_conn;
 	peer->rx_session = hs->session;
