@@ -92,7 +92,7 @@ set_cmd() {
 	perf_bw) cmd=("${p[@]}" "$b/sft_perf" "${common[@]}" -o bw -S 8,64k,1m -W 16 -I "$perf_n") ;;
 	perf_write) cmd=("${p[@]}" "$b/sft_perf" "${common[@]}" -o write -S 8,64k,1m -W 16 -I "$perf_n") ;;
 	perf_read) cmd=("${p[@]}" "$b/sft_perf" "${common[@]}" -o read -S 8,64k,1m -W 16 -I "$perf_n") ;;
-	scale_av) cmd=(timeout -k 5 "$ptmo" "$b/sft_scale" "${common[@]}" -o av -S 1000,20000) ;;
+	scale_av) cmd=(timeout -k 5 "$ptmo" "$b/sft_scale" "${common[@]}" -o av -S 1000,100000) ;;
 	scale_peers) cmd=("${p[@]}" "$b/sft_scale" "${common[@]}" -o peers -S 32 -W 64 -I "$perf_n") ;;
 	*) return 1 ;;
 	esac

@@ -56,6 +56,12 @@ struct fi_srd_ep_stats {
 	uint64_t path_probes;		/* probes sent on paths that were down */
 	uint64_t path_ups;		/* paths found working again */
 	uint64_t rto_spurious;		/* timeouts undone: the packet arrived */
+	/* Unexpected messages and packets held for order, each message
+	 * charged 256 bytes besides its data: now, and the most seen.
+	 * Never above FI_SRD_UNEXP_MAX_BYTES (plus one message that a
+	 * started session had to take). */
+	uint64_t unexp_bytes;
+	uint64_t unexp_peak_bytes;
 };
 
 /* The send side of one peer: congestion control and RTT. */

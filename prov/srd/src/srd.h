@@ -46,6 +46,10 @@
 #define SRD_RX_SIZE_DEFAULT	1024
 #define SRD_SIZE_MAX		65536	/* largest tx/rx queue accepted */
 #define SRD_CQ_SIZE_DEFAULT	1024
+/* What an unexpected message costs the store besides its data (the
+ * entry, the bookkeeping): a flood of rendezvous requests, which carry
+ * no data, is bounded too. */
+#define SRD_UNEXP_ENTRY_COST	256
 #define SRD_MIN_MULTI_RECV_DEFAULT 64
 #define SRD_RMA_IOV_LIMIT	1	/* remote segments per RMA/atomic */
 /* Operand bytes per atomic: twice that (compare) plus headers fits in
@@ -229,6 +233,7 @@ struct srd_cq {
 	enum fi_wait_obj wait_obj;
 	struct srd_cq_comp *ring;
 	size_t ring_cap;		/* a power of two; grows, never drops */
+	size_t size;			/* fi_cq_attr size (or the default) */
 	size_t head, tail;
 	struct srd_dlist errs;
 	struct srd_wait wait;
@@ -247,6 +252,14 @@ void srd_cq_write_err(struct srd_cq *cq, void *context, uint64_t flags,
 		      int err, int prov_errno, size_t len, size_t olen,
 		      uint64_t data, uint64_t tag, fi_addr_t src);
 int srd_cq_trywait(struct srd_cq *cq);
+/* Room for a completion that a peer, not a post, causes (a remote write
+ * with CQ data): a CQ the application does not read pushes back on the
+ * peer (receiver-not-ready) instead of growing without bound.  Local
+ * operations' completions always go in: tx_size and rx_size bound them. */
+static inline bool srd_cq_has_room(const struct srd_cq *cq)
+{
+	return cq->tail - cq->head < cq->size;
+}
 
 struct srd_cntr {
 	struct fid_cntr cntr_fid;
@@ -356,7 +369,9 @@ struct srd_ep {
 	struct srd_hmap inprog;		/* (peer, msg_id) -> rxe */
 	struct srd_pool tgt_pool;	/* RMA writes arriving (srd_rma_tgt) */
 	struct srd_hmap rma_tgts;	/* (peer, tx_id) -> srd_rma_tgt */
-	size_t unexp_bytes;
+	size_t unexp_bytes;		/* unexpected store, entries charged */
+	size_t reorder_bytes;		/* packets held for order, all peers */
+	size_t unexp_peak;		/* most unexp + reorder bytes seen */
 	uint32_t reorder_stalled;	/* peers with reorder_stalled set */
 	uint64_t rx_drop_malformed;
 	uint64_t watch_next;		/* next look at waiting peers, or MAX */
@@ -364,6 +379,12 @@ struct srd_ep {
 	char *stats_path;		/* srd_stats.c: snapshot file, or NULL */
 	uint64_t stats_next_ns;
 };
+
+static inline void srd_unexp_note_peak(struct srd_ep *ep)
+{
+	if (ep->unexp_bytes + ep->reorder_bytes > ep->unexp_peak)
+		ep->unexp_peak = ep->unexp_bytes + ep->reorder_bytes;
+}
 
 static inline struct srd_ep *srd_ep_of(struct fid_ep *ep_fid)
 {

@@ -360,6 +360,7 @@ int srd_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 		return ret;
 	}
 	cq->ring_cap = cap;
+	cq->size = attr->size ? attr->size : SRD_CQ_SIZE_DEFAULT;
 	cq->dom = dom;
 	cq->format = attr->format == FI_CQ_FORMAT_UNSPEC ?
 		     FI_CQ_FORMAT_CONTEXT : attr->format;

@@ -129,6 +129,7 @@ struct srd_rxe {
 	bool discard;			/* FI_DISCARD: drop the data, no completion */
 	bool cts_queued;		/* on ep->cts_pending */
 	uint8_t *unexp_buf;		/* data of an unexpected message */
+	size_t unexp_charge;		/* its share of ep->unexp_bytes */
 	/* multi-receive: a child consumes part of its parent's buffer */
 	struct srd_rxe *parent;
 	uint64_t mr_offset;		/* parent: bytes handed out */

@@ -304,6 +304,9 @@ int srd_pke_write_recv(struct srd_ep *ep, struct srd_peer *peer,
 	last = tgt ? tgt->bytes + plen == rma->total_len :
 		     plen == rma->total_len;
 	/* Get what this packet needs before it changes anything. */
+	if (last && (rma->flags & SRD_RMA_F_CQ_DATA) && ep->rx_cq &&
+	    !srd_cq_has_room(ep->rx_cq))
+		return -EAGAIN;
 	if (last && !(resp = resp_new(ep, peer, rma->tx_id)))
 		return -EAGAIN;
 	if (!last && !tgt && !(tgt = tgt_new(ep, peer, rma)))

@@ -74,23 +74,27 @@ static struct srd_rxe *rtm_new_unexp(struct srd_ep *ep,
 				     const struct srd_rtm_hdr *rtm,
 				     bool rdv, bool force)
 {
-	uint64_t need = rdv ? 0 : rtm->total_len;
+	uint64_t data = rdv ? 0 : rtm->total_len;
+	uint64_t need = data + SRD_UNEXP_ENTRY_COST;
 	struct srd_rxe *rxe;
 
 	/* Only packets not yet accepted may be refused; held ones were. */
-	if (!force && ep->unexp_bytes + need > srd_params.unexp_max_bytes)
+	if (!force && ep->unexp_bytes + ep->reorder_bytes + need >
+		      srd_params.unexp_max_bytes)
 		return NULL;
 	rxe = srd_rxe_alloc(ep);
 	if (!rxe)
 		return NULL;
-	if (need) {
-		rxe->unexp_buf = malloc(need);
+	if (data) {
+		rxe->unexp_buf = malloc(data);
 		if (!rxe->unexp_buf) {
 			srd_pool_put(&ep->rxe_pool, rxe);
 			return NULL;
 		}
-		ep->unexp_bytes += need;
 	}
+	rxe->unexp_charge = need;
+	ep->unexp_bytes += need;
+	srd_unexp_note_peak(ep);
 	rxe->ep = ep;
 	rxe->state = SRD_RXE_UNEXP;
 	srd_dlist_insert_tail(rtm->flags & SRD_MSG_F_TAGGED ?
@@ -194,6 +198,7 @@ void srd_peer_drain_reorder(struct srd_ep *ep, struct srd_peer *peer)
 			}
 			srd_dlist_remove(&held->entry);
 			peer->reorder_bytes -= held->len;
+			ep->reorder_bytes -= held->len;
 			free(held);
 			again = true;
 		}
@@ -206,7 +211,7 @@ static int rtm_hold(struct srd_ep *ep, struct srd_peer *peer,
 {
 	struct srd_reorder_pkt *held;
 
-	if (ep->unexp_bytes + peer->reorder_bytes + len >
+	if (ep->unexp_bytes + ep->reorder_bytes + len >
 	    srd_params.unexp_max_bytes)
 		return -EAGAIN;
 	held = malloc(sizeof(*held) + len);
@@ -217,6 +222,8 @@ static int rtm_hold(struct srd_ep *ep, struct srd_peer *peer,
 	memcpy(held->data, pkt, len);
 	srd_dlist_insert_tail(&peer->reorder, &held->entry);
 	peer->reorder_bytes += len;
+	ep->reorder_bytes += len;
+	srd_unexp_note_peak(ep);
 	return 0;
 }
 
@@ -264,6 +271,7 @@ void srd_peer_rx_reset(struct srd_ep *ep, struct srd_peer *peer)
 
 	while ((e = srd_dlist_pop_head(&peer->reorder)))
 		free(srd_container_of(e, struct srd_reorder_pkt, entry));
+	ep->reorder_bytes -= peer->reorder_bytes;
 	peer->reorder_bytes = 0;
 	srd_inprog_fail_peer(ep, peer, -FI_EIO, false);
 	srd_rma_tgt_fail_peer(ep, peer);

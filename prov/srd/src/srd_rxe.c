@@ -93,10 +93,9 @@ void srd_rxe_release(struct srd_ep *ep, struct srd_rxe *rxe)
 	srd_dlist_remove(&rxe->entry);
 	if (rxe->in_inprog)
 		srd_inprog_del(ep, rxe);
-	if (rxe->unexp_buf) {
-		ep->unexp_bytes -= rxe->total_len;
-		free(rxe->unexp_buf);
-	}
+	ep->unexp_bytes -= rxe->unexp_charge;
+	rxe->unexp_charge = 0;
+	free(rxe->unexp_buf);
 	rxe->state = SRD_RXE_DONE;
 	srd_pool_put(&ep->rxe_pool, rxe);
 }

@@ -42,6 +42,8 @@ static void stats_ep_fill(const struct srd_ep *ep, struct fi_srd_ep_stats *st)
 	st->path_probes = c->path_probes;
 	st->path_ups = c->path_ups;
 	st->rto_spurious = c->rto_spurious;
+	st->unexp_bytes = ep->unexp_bytes + ep->reorder_bytes;
+	st->unexp_peak_bytes = ep->unexp_peak;
 }
 
 static uint32_t stats_paths_down(const struct srd_tp *tp,
