@@ -1,0 +1,111 @@
+/*
+ * srd_test_host.h: one srd endpoint with its own fabric, domain, AV and
+ * CQ (tagged format), for the tests that need a few of them and the
+ * stats extension: bounds and fork.  Criterion asserts on any failure.
+ */
+#ifndef SRD_TEST_HOST_H
+#define SRD_TEST_HOST_H
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include <rdma/fi_tagged.h>
+#include <rdma/fi_ext_srd.h>
+
+struct bhost {
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_av *av;
+	struct fid_cq *cq;
+	struct fid_ep *ep;
+	char addr[64];
+	struct fi_srd_stats_ops *stats;
+};
+
+static inline void bhost_open(struct bhost *h, size_t tx_size, size_t cq_size)
+{
+	struct fi_info *hints = fi_allocinfo();
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED,
+				      .size = cq_size };
+	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
+	size_t len = sizeof(h->addr);
+
+	memset(h, 0, sizeof(*h));
+	hints->fabric_attr->prov_name = strdup("srd");
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->caps = FI_MSG | FI_TAGGED | FI_RMA;
+	hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
+				      FI_MR_PROV_KEY;
+	hints->tx_attr->size = tx_size;
+	cr_assert_eq(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints,
+				&h->info), 0);
+	fi_freeinfo(hints);
+	/* the hint is a minimum; the endpoint takes what info says */
+	if (tx_size)
+		h->info->tx_attr->size = tx_size;
+	cr_assert_eq(fi_fabric(h->info->fabric_attr, &h->fabric, NULL), 0);
+	cr_assert_eq(fi_domain(h->fabric, h->info, &h->domain, NULL), 0);
+	cr_assert_eq(fi_av_open(h->domain, &av_attr, &h->av, NULL), 0);
+	cr_assert_eq(fi_cq_open(h->domain, &cq_attr, &h->cq, NULL), 0);
+	cr_assert_eq(fi_endpoint(h->domain, h->info, &h->ep, NULL), 0);
+	cr_assert_eq(fi_ep_bind(h->ep, &h->av->fid, 0), 0);
+	cr_assert_eq(fi_ep_bind(h->ep, &h->cq->fid, FI_TRANSMIT | FI_RECV), 0);
+	cr_assert_eq(fi_enable(h->ep), 0);
+	cr_assert_eq(fi_getname(&h->ep->fid, h->addr, &len), 0);
+	cr_assert_eq(fi_open_ops(&h->ep->fid, FI_SRD_STATS_OPS_NAME, 0,
+				 (void **)&h->stats, NULL), 0);
+}
+
+static inline void bhost_close(struct bhost *h)
+{
+	cr_assert_eq(fi_close(&h->ep->fid), 0);
+	cr_assert_eq(fi_close(&h->cq->fid), 0);
+	cr_assert_eq(fi_close(&h->av->fid), 0);
+	cr_assert_eq(fi_close(&h->domain->fid), 0);
+	cr_assert_eq(fi_close(&h->fabric->fid), 0);
+	fi_freeinfo(h->info);
+}
+
+static inline fi_addr_t bhost_insert(struct bhost *h, const struct bhost *peer)
+{
+	fi_addr_t fa;
+
+	cr_assert_eq(fi_av_insert(h->av, peer->addr, 1, &fa, 0, NULL), 1);
+	return fa;
+}
+
+static inline struct fi_srd_ep_stats bstats(struct bhost *h)
+{
+	struct fi_srd_ep_stats st;
+
+	memset(&st, 0, sizeof(st));
+	cr_assert_eq(h->stats->ep_stats(h->ep, &st, sizeof(st)), 0);
+	return st;
+}
+
+/* Reads one completion if there is one: 1, 0 (none); an error
+ * completion fails the test. */
+static inline int bpoll(struct bhost *h, struct fi_cq_tagged_entry *e)
+{
+	struct fi_cq_err_entry err;
+	ssize_t n = fi_cq_read(h->cq, e, 1);
+
+	if (n == -FI_EAVAIL) {
+		memset(&err, 0, sizeof(err));
+		fi_cq_readerr(h->cq, &err, 0);
+		cr_assert_fail("error completion: %s", fi_strerror(err.err));
+	}
+	if (n == -FI_EAGAIN)
+		return 0;
+	cr_assert_eq(n, 1);
+	return 1;
+}
+
+#endif /* SRD_TEST_HOST_H */
