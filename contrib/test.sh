@@ -121,7 +121,7 @@ fuzz() {
 		-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="$dir/fuzz-artifacts/" \
 		"$dir/fuzz-corpus" "$top/prov/srd/fuzz/corpus_rx" 2>&1 |
-		grep -v "^#[0-9].*\(NEW\|REDUCE\|pulse\)" | tail -25
+		grep -v "^#[0-9].*\(NEW\|REDUCE\|pulse\)\|^\"\|^######" | tail -25
 	return "${PIPESTATUS[0]}"
 }
 
