@@ -13,9 +13,9 @@
  */
 #include "config.h"
 #include "srd_test_common.h"
+#include "srd_test_host.h"
 #include "srd_proto.h"
 
-#include <criterion/criterion.h>
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -26,26 +26,14 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include <rdma/fabric.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_errno.h>
-#include <rdma/fi_ext_srd.h>
 
 #define MSG_LEN 1024
 #define NRECV 8
 
 struct host {
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct fid_av *av;
-	struct fid_cq *cq;
-	struct fid_ep *ep;
+	struct bhost b;
 	struct sockaddr_in addr;
 	fi_addr_t peer;
-	struct fi_srd_stats_ops *stats;
 	uint8_t rbuf[NRECV][MSG_LEN];
 	struct fi_context rctx[NRECV];
 	uint8_t sbuf[MSG_LEN];
@@ -56,54 +44,14 @@ struct host {
 
 static void host_open(struct host *h)
 {
-	struct fi_info *hints = fi_allocinfo();
-	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED };
-	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
-	size_t len = sizeof(h->addr);
-
 	memset(h, 0, sizeof(*h));
 	setenv("FI_SRD_IFACE", "lo", 1);
-	hints->fabric_attr->prov_name = strdup("srd");
-	hints->ep_attr->type = FI_EP_RDM;
-	hints->caps = FI_MSG;
-	hints->addr_format = FI_SOCKADDR_IN;
-	cr_assert_eq(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints,
-				&h->info), 0);
-	fi_freeinfo(hints);
-	cr_assert_eq(fi_fabric(h->info->fabric_attr, &h->fabric, NULL), 0);
-	cr_assert_eq(fi_domain(h->fabric, h->info, &h->domain, NULL), 0);
-	cr_assert_eq(fi_av_open(h->domain, &av_attr, &h->av, NULL), 0);
-	cr_assert_eq(fi_cq_open(h->domain, &cq_attr, &h->cq, NULL), 0);
-	cr_assert_eq(fi_endpoint(h->domain, h->info, &h->ep, NULL), 0);
-	cr_assert_eq(fi_ep_bind(h->ep, &h->av->fid, 0), 0);
-	cr_assert_eq(fi_ep_bind(h->ep, &h->cq->fid, FI_TRANSMIT | FI_RECV), 0);
-	cr_assert_eq(fi_enable(h->ep), 0);
-	cr_assert_eq(fi_getname(&h->ep->fid, &h->addr, &len), 0);
+	bhost_open(&h->b, 0, 0);
+	memcpy(&h->addr, h->b.addr, sizeof(h->addr));
 	cr_assert_eq(h->addr.sin_family, AF_INET);
-	cr_assert_eq(fi_open_ops(&h->ep->fid, FI_SRD_STATS_OPS_NAME, 0,
-				 (void **)&h->stats, NULL), 0);
 	for (int i = 0; i < NRECV; i++)
-		cr_assert_eq(fi_recv(h->ep, h->rbuf[i], MSG_LEN, NULL,
+		cr_assert_eq(fi_recv(h->b.ep, h->rbuf[i], MSG_LEN, NULL,
 				     FI_ADDR_UNSPEC, &h->rctx[i]), 0);
-}
-
-static void host_close(struct host *h)
-{
-	cr_assert_eq(fi_close(&h->ep->fid), 0);
-	cr_assert_eq(fi_close(&h->cq->fid), 0);
-	cr_assert_eq(fi_close(&h->av->fid), 0);
-	cr_assert_eq(fi_close(&h->domain->fid), 0);
-	cr_assert_eq(fi_close(&h->fabric->fid), 0);
-	fi_freeinfo(h->info);
-}
-
-static struct fi_srd_ep_stats stats_of(struct host *h)
-{
-	struct fi_srd_ep_stats st;
-
-	memset(&st, 0, sizeof(st));
-	cr_assert_eq(h->stats->ep_stats(h->ep, &st, sizeof(st)), 0);
-	return st;
 }
 
 static uint8_t pattern(uint64_t seed, size_t i)
@@ -127,7 +75,7 @@ static void host_poll(struct host *h, struct tool_rx *tool, int *sends_done)
 	struct fi_cq_err_entry err;
 	ssize_t n;
 
-	while ((n = fi_cq_read(h->cq, &e, 1)) == 1) {
+	while ((n = fi_cq_read(h->b.cq, &e, 1)) == 1) {
 		if (e.op_context == &h->sctx) {
 			cr_assert(e.flags & FI_SEND);
 			(*sends_done)++;
@@ -153,12 +101,12 @@ static void host_poll(struct host *h, struct tool_rx *tool, int *sends_done)
 					     (unsigned long)seq, i);
 			h->next_rx_seq++;
 		}
-		cr_assert_eq(fi_recv(h->ep, h->rbuf[k], MSG_LEN, NULL,
+		cr_assert_eq(fi_recv(h->b.ep, h->rbuf[k], MSG_LEN, NULL,
 				     FI_ADDR_UNSPEC, &h->rctx[k]), 0);
 	}
 	if (n == -FI_EAVAIL) {
 		memset(&err, 0, sizeof(err));
-		fi_cq_readerr(h->cq, &err, 0);
+		fi_cq_readerr(h->b.cq, &err, 0);
 		cr_assert_fail("error completion: %s", fi_strerror(err.err));
 	}
 	cr_assert_eq(n, -FI_EAGAIN);
@@ -178,7 +126,7 @@ static void traffic(struct host *s, struct host *r, int count,
 		for (size_t i = 8; i < MSG_LEN; i++)
 			s->sbuf[i] = pattern(s->tx_seq, i);
 		do {
-			ret = fi_send(s->ep, s->sbuf, MSG_LEN, NULL, s->peer,
+			ret = fi_send(s->b.ep, s->sbuf, MSG_LEN, NULL, s->peer,
 				      &s->sctx);
 			host_poll(s, NULL, &done);
 		} while (ret == -FI_EAGAIN);
@@ -339,14 +287,14 @@ Test(forge, forged_and_stale_packets_are_dropped_and_counted,
 
 	host_open(a);
 	host_open(b);
-	cr_assert_eq(fi_av_insert(a->av, &b->addr, 1, &a->peer, 0, NULL), 1);
-	cr_assert_eq(fi_av_insert(b->av, &a->addr, 1, &b->peer, 0, NULL), 1);
+	cr_assert_eq(fi_av_insert(a->b.av, &b->addr, 1, &a->peer, 0, NULL), 1);
+	cr_assert_eq(fi_av_insert(b->b.av, &a->addr, 1, &b->peer, 0, NULL), 1);
 	traffic(a, b, 20, NULL);
 	traffic(b, a, 20, NULL);
 	tool_open(&t, &b->addr);
 
 	/* 1. garbage: every datagram dropped and counted, nothing else */
-	s0 = stats_of(b);
+	s0 = bstats(&b->b);
 	for (int i = 0; i < 300; i++) {
 		size_t len = 1 + (size_t)rand_r(&seed) % sizeof(garbage);
 
@@ -370,7 +318,7 @@ Test(forge, forged_and_stale_packets_are_dropped_and_counted,
 	}
 	traffic(a, b, 20, &tool);
 	settle(a, b, &tool, 50);
-	s1 = stats_of(b);
+	s1 = bstats(&b->b);
 	cr_assert_eq(drops(&s1) - drops(&s0), 300 + 32 + 4 + 29,
 		     "drops %lu (malformed %lu unknown %lu conn %lu window %lu)",
 		     (unsigned long)(drops(&s1) - drops(&s0)),
@@ -397,13 +345,13 @@ Test(forge, forged_and_stale_packets_are_dropped_and_counted,
 	cr_assert_eq(tool.got, 1, "the tool's genuine message");
 
 	/* 5. wrong connection ids either way */
-	s0 = stats_of(b);
+	s0 = bstats(&b->b);
 	eager(&pkt, t.port, t.conn, t.b_conn ^ 0x10, t.psn + 1, 1, data1);
 	tool_send(&t, &pkt, sizeof(pkt));
 	eager(&pkt, t.port, t.conn ^ 0x10, t.b_conn, t.psn + 1, 1, data1);
 	tool_send(&t, &pkt, sizeof(pkt));
 	settle(a, b, &tool, 30);
-	s1 = stats_of(b);
+	s1 = bstats(&b->b);
 	cr_assert_eq(s1.rx_drop_conn - s0.rx_drop_conn, 2);
 	cr_assert_eq(tool.got, 1);
 
@@ -425,7 +373,7 @@ Test(forge, forged_and_stale_packets_are_dropped_and_counted,
 	tool_send(&t, &msg2, sizeof(msg2));
 	settle(a, b, &tool, 50);
 	cr_assert_eq(tool.got, 1, "the restarted tool's message");
-	s0 = stats_of(b);
+	s0 = bstats(&b->b);
 	tool.want = data1;
 	tool.got = 0;
 	tool_send(&t, &msg1, sizeof(msg1));
@@ -436,13 +384,13 @@ Test(forge, forged_and_stale_packets_are_dropped_and_counted,
 	tool_send(&t, &msg1, sizeof(msg1));
 	traffic(a, b, 10, &tool);
 	settle(a, b, &tool, 30);
-	s1 = stats_of(b);
+	s1 = bstats(&b->b);
 	cr_assert_eq(tool.got, 0, "a replayed message was delivered again");
 	cr_assert_eq(s1.rx_drop_conn - s0.rx_drop_conn, 3);
 
 	/* 7. claiming a's address: a handshake with a new "incarnation" of
 	 * a and data with guessed ids, while a and b talk both ways */
-	s0 = stats_of(b);
+	s0 = bstats(&b->b);
 	for (int i = 0; i < 10; i++) {
 		hs_req(&hs, ntohs(a->addr.sin_port), 0x55555555u + i,
 		       0x66666666u + i, 1);
@@ -453,7 +401,7 @@ Test(forge, forged_and_stale_packets_are_dropped_and_counted,
 		traffic(a, b, 5, &tool);
 		traffic(b, a, 5, NULL);
 	}
-	s1 = stats_of(b);
+	s1 = bstats(&b->b);
 	cr_assert_eq(s1.rx_drop_conn - s0.rx_drop_conn, 20);
 	cr_assert_eq(s1.peers_failed, s0.peers_failed,
 		     "b gave up on a session");
@@ -463,8 +411,8 @@ Test(forge, forged_and_stale_packets_are_dropped_and_counted,
 	cr_assert_eq(a->next_rx_seq, b->tx_seq);
 
 	close(t.fd);
-	host_close(a);
-	host_close(b);
+	bhost_close(&a->b);
+	bhost_close(&b->b);
 	free(a);
 	free(b);
 }

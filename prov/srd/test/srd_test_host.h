@@ -1,7 +1,7 @@
 /*
  * srd_test_host.h: one srd endpoint with its own fabric, domain, AV and
- * CQ (tagged format), for the tests that need a few of them and the
- * stats extension: bounds and fork.  Criterion asserts on any failure.
+ * CQ (tagged format) and the stats extension, for the tests that need a
+ * few of them (forge, bounds, fork).  Criterion asserts on any failure.
  */
 #ifndef SRD_TEST_HOST_H
 #define SRD_TEST_HOST_H
@@ -40,6 +40,7 @@ static inline void bhost_open(struct bhost *h, size_t tx_size, size_t cq_size)
 	memset(h, 0, sizeof(*h));
 	hints->fabric_attr->prov_name = strdup("srd");
 	hints->ep_attr->type = FI_EP_RDM;
+	hints->addr_format = FI_SOCKADDR_IN;
 	hints->caps = FI_MSG | FI_TAGGED | FI_RMA;
 	hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
 				      FI_MR_PROV_KEY;
