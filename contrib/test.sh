@@ -129,7 +129,8 @@ memcheck() {	# the unit tests; timers fire late under valgrind, tests allow it
 	local t rc=0
 	export FI_PROVIDER_PATH=$top/build/.libs SRD_TEST_TIME_SCALE=5
 	for t in util/test/srd_test_util prov/srd/test/srd_test_tp \
-		 prov/srd/test/srd_test_ep prov/srd/test/srd_test_rma; do
+		 prov/srd/test/srd_test_ep prov/srd/test/srd_test_rma \
+		 prov/srd/test/srd_test_forge; do
 		echo "valgrind $t"
 		valgrind -q --trace-children=yes --error-exitcode=9 \
 			--leak-check=full --show-leak-kinds=definite \

@@ -305,6 +305,7 @@ Test(forge, forged_and_stale_packets_are_dropped_and_counted,
 		tool_send(&t, garbage, len);
 	}
 	/* 2. truncated headers: a valid start, every length short of one */
+	memset(&pkt, 0, sizeof(pkt));
 	base_init(&pkt.base, SRD_PKT_EAGER, t.port, 1, 1, 0);
 	for (size_t len = 0; len < sizeof(struct srd_base_hdr); len++)
 		tool_send(&t, &pkt, len);
