@@ -16,7 +16,7 @@
 #      routers, 4 parallel links): integrity under 1 % and 5 % loss,
 #      spraying over the links, failover when a link black-holes, incast
 #      into a rate-limited receiver, a dead peer and a restarted one,
-#      and a minute of the soak (fabtests/scripts/srd_soak.sh),
+#      and 40 s of the soak (fabtests/scripts/srd_soak.sh),
 #   6. Open MPI over srd (fabtests/mpi): the MPI suite (point-to-point,
 #      collectives, one-sided, MPI_THREAD_MULTIPLE) at 2, 4 and 8 ranks
 #      on lo and across 4 network namespaces, and the SIGSTOPped-rank test.
@@ -156,7 +156,7 @@ soak() {	# sft_soak for a minute in a namespace with 1 % UDP loss
 		return 0
 	fi
 	FI_PROVIDER_PATH=$top/build/.libs SFT_BINDIR=$top/build/fabtests \
-		fabtests/scripts/srd_soak.sh -T "${SRD_SOAK_SECONDS:-60}" -l 1
+		fabtests/scripts/srd_soak.sh -T "${SRD_SOAK_SECONDS:-40}" -l 1
 }
 
 ecmp() {
@@ -217,7 +217,7 @@ stage "libFuzzer: the receive path from the seed corpus (${SRD_FUZZ_SECONDS:-60}
 stage "unit tests under valgrind memcheck" memcheck
 stage "fi_pingpong (Debian libfabric-bin) over srd" pingpong
 stage "loss test (5% UDP loss in a namespace)" loss
-stage "soak: clients that come and go, msg/tagged/RMA/atomics, 1% loss (${SRD_SOAK_SECONDS:-60} s)" soak
+stage "soak: clients that come and go, msg/tagged/RMA/atomics, 1% loss (${SRD_SOAK_SECONDS:-40} s)" soak
 stage "ECMP test bed (4 links: loss, spraying, failover, incast, dead and restarted peers)" ecmp
 stage "build the MPI test programs" fabtests/mpi/mpi_build.sh build/mpi &&
 	{
