@@ -84,7 +84,7 @@ struct srd_path_probe_hdr {
 };
 static_assert(sizeof(struct srd_path_probe_hdr) == 8, "spec 5.12");
 /* path value of a probe that asks whether an incarnation is alive (spec
- * 5.5); answered like any probe, by the incarnation it names. */
+ * 5.4); answered like any probe, by the incarnation it names. */
 #define SRD_PROBE_LIVENESS	0xffff
 
 /* Spec section 5.2: feature bits in the handshake. */

@@ -46,7 +46,7 @@
 #define SRD_TP_RX_BATCH			32	/* datagrams per wire poll */
 /* A handshake that claims a new incarnation of a peer is believed only
  * when the incarnation we know has been silent this long and has not
- * answered a liveness probe sent at least this long ago (spec 5.5): a
+ * answered a liveness probe sent at least this long ago (spec 5.4): a
  * restarted process's old incarnation is gone; a live one answers.  The
  * new one's handshake retries (1 ms, doubling) get through meanwhile. */
 #define SRD_TP_RESTART_QUIET_NS		(5 * SRD_NS_PER_MS)

@@ -187,7 +187,7 @@ static void tp_path_post_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 }
 
 /* Is the incarnation we know still there?  (Someone claims it restarted,
- * spec 5.5.)  Any answer refreshes last_heard_ns. */
+ * spec 5.4.)  Any answer refreshes last_heard_ns. */
 void srd_tp_probe_liveness(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
 	tp_path_post_probe(tp, peer, SRD_PKT_PATH_PROBE, SRD_PROBE_LIVENESS,
