@@ -653,6 +653,7 @@ int main(int argc, char **argv)
 {
 	int seconds = 30, running = 0, opt;
 	uint64_t rng = (uint64_t)getpid() * 2654435761ULL | 1, end, drain;
+	uint64_t report;
 	size_t region_len;
 	uint8_t *region;
 	struct fid_mr *mr;
@@ -710,6 +711,7 @@ int main(int argc, char **argv)
 	       srv.info->fabric_attr->prov_name, seconds, n_ep, n_slot);
 
 	end = sft_now_us() + (uint64_t)seconds * 1000000;
+	report = sft_now_us() + 60 * 1000000ULL;
 	for (int s = 0; s < n_slot; s++, running++)
 		server_spawn(s, &rng);
 	while (running) {
@@ -733,6 +735,14 @@ int main(int argc, char **argv)
 		}
 		if (now > end + 120 * 1000000ULL)
 			sft_die("clients still running 120 s after the end");
+		if (now >= report) {	/* a long run shows it is alive */
+			printf("soak: %llu s, %u clients, %llu messages "
+			       "verified\n", (unsigned long long)
+			       ((now + (uint64_t)seconds * 1000000 - end) /
+				1000000), n_inc,
+			       (unsigned long long)msgs_ok);
+			report += 60 * 1000000ULL;
+		}
 	}
 	/* What killed clients had in flight, and the last acks. */
 	drain = sft_now_us() + 3 * 1000000;
