@@ -277,6 +277,11 @@ static void client_send(struct soak_client *c)
 	h->tagged = (uint32_t)tagged;
 	sft_fill(t->buf + sizeof(*h), len - sizeof(*h),
 		 soak_seed(c->inc, (uint32_t)ep, h->seq));
+	/* Counted before it is posted: a client killed between the two
+	 * must not look as if the server received a message it never
+	 * sent (counted but not sent is allowed: at most posted). */
+	c->me->posted[ep]++;
+	c->me->seqsum[ep] += h->seq;
 	do {
 		ret = tagged ? fi_tsend(c->f.ep[0], t->buf, len, NULL,
 					c->srv[ep], c->inc, &t->ctx) :
@@ -291,8 +296,7 @@ static void client_send(struct soak_client *c)
 	t->ep = ep;
 	t->seq = h->seq;
 	c->tx_busy++;
-	c->me->posted[ep]++;
-	c->me->seqsum[ep] += c->next_seq[ep]++;
+	c->next_seq[ep]++;
 	c->me->msg_bytes += len;
 }
 
