@@ -249,6 +249,62 @@ Test(rma, write_then_read_every_size, .timeout = 300)
 }
 
 /* Posts a write (or read), expects error err at the initiator. */
+/* The target side of the access-control tests: a region for each set of
+ * rights and one registered then closed again, all filled with 0xEE. */
+struct acl_target {
+	size_t len;
+	uint8_t *rw, *ro, *wo, *gone;
+	struct fid_mr *mr_rw, *mr_ro, *mr_wo;
+	uint64_t rw_base, gone_key;
+};
+
+static void acl_open(struct acl_target *t, struct rhost *b, size_t len)
+{
+	struct fid_mr *mr_gone;
+
+	t->len = len;
+	t->rw = malloc(len);
+	t->ro = malloc(len);
+	t->wo = malloc(len);
+	t->gone = malloc(len);
+	memset(t->rw, 0xEE, len);
+	memset(t->ro, 0xEE, len);
+	memset(t->wo, 0xEE, len);
+	memset(t->gone, 0xEE, len);
+	t->rw_base = (uint64_t)(uintptr_t)t->rw;
+	t->mr_rw = mr_reg(b, t->rw, len, FI_REMOTE_READ | FI_REMOTE_WRITE);
+	t->mr_ro = mr_reg(b, t->ro, len, FI_REMOTE_READ);
+	t->mr_wo = mr_reg(b, t->wo, len, FI_REMOTE_WRITE);
+	mr_gone = mr_reg(b, t->gone, len, FI_REMOTE_READ | FI_REMOTE_WRITE);
+	t->gone_key = fi_mr_key(mr_gone);
+	cr_assert_eq(fi_close(&mr_gone->fid), 0);
+}
+
+/* Every region byte-for-byte as it was, and no remote event counted. */
+static void acl_check_untouched(const struct acl_target *t, struct rhost *b,
+				const char *what)
+{
+	cr_assert(all_bytes(t->rw, t->len, 0xEE), "a refused %s changed rw",
+		  what);
+	cr_assert(all_bytes(t->ro, t->len, 0xEE), "a refused %s changed ro",
+		  what);
+	cr_assert(all_bytes(t->wo, t->len, 0xEE), "a refused %s changed wo",
+		  what);
+	cr_assert(all_bytes(t->gone, t->len, 0xEE));
+	cr_assert_eq(fi_cntr_read(b->remote), 0);
+}
+
+static void acl_close(struct acl_target *t)
+{
+	cr_assert_eq(fi_close(&t->mr_rw->fid), 0);
+	cr_assert_eq(fi_close(&t->mr_ro->fid), 0);
+	cr_assert_eq(fi_close(&t->mr_wo->fid), 0);
+	free(t->rw);
+	free(t->ro);
+	free(t->wo);
+	free(t->gone);
+}
+
 static void expect_err(struct rhost *a, struct rhost *b, bool write,
 		       void *buf, size_t len, uint64_t addr, uint64_t key,
 		       int err_want)
@@ -278,77 +334,55 @@ Test(rma, target_checks_fail_at_initiator_and_touch_nothing,
 {
 	const size_t len = 1 << 20;
 	struct rhost a, b;
-	uint8_t *rw = malloc(len), *ro = malloc(len), *wo = malloc(len);
-	uint8_t *src = malloc(2 * len), *gone = malloc(len);
-	struct fid_mr *mr_rw, *mr_ro, *mr_wo, *mr_gone;
-	uint64_t rw_base = (uint64_t)(uintptr_t)rw;
-	uint64_t gone_key;
+	struct acl_target t;
+	uint8_t *src = malloc(2 * len);
 
 	rhost_open(&a, false);
 	rhost_open(&b, false);
 	rhost_connect(&a, &b);
-	memset(rw, 0xEE, len);
-	memset(ro, 0xEE, len);
-	memset(wo, 0xEE, len);
-	memset(gone, 0xEE, len);
+	acl_open(&t, &b, len);
 	fill(src, 2 * len, 9);
-	mr_rw = mr_reg(&b, rw, len, FI_REMOTE_READ | FI_REMOTE_WRITE);
-	mr_ro = mr_reg(&b, ro, len, FI_REMOTE_READ);
-	mr_wo = mr_reg(&b, wo, len, FI_REMOTE_WRITE);
-	mr_gone = mr_reg(&b, gone, len, FI_REMOTE_READ | FI_REMOTE_WRITE);
-	gone_key = fi_mr_key(mr_gone);
-	cr_assert_eq(fi_close(&mr_gone->fid), 0);
 
 	/* unknown key, small and multi-packet */
-	expect_err(&a, &b, true, src, 64, rw_base, fi_mr_key(mr_rw) ^ 1,
+	expect_err(&a, &b, true, src, 64, t.rw_base, fi_mr_key(t.mr_rw) ^ 1,
 		   FI_EKEYREJECTED);
-	expect_err(&a, &b, true, src, len, rw_base, fi_mr_key(mr_rw) ^ 1,
+	expect_err(&a, &b, true, src, len, t.rw_base, fi_mr_key(t.mr_rw) ^ 1,
 		   FI_EKEYREJECTED);
 	/* a region that was closed */
-	expect_err(&a, &b, true, src, 64, (uint64_t)(uintptr_t)gone,
-		   gone_key, FI_EKEYREJECTED);
-	expect_err(&a, &b, false, src, 64, (uint64_t)(uintptr_t)gone,
-		   gone_key, FI_EKEYREJECTED);
+	expect_err(&a, &b, true, src, 64, (uint64_t)(uintptr_t)t.gone,
+		   t.gone_key, FI_EKEYREJECTED);
+	expect_err(&a, &b, false, src, 64, (uint64_t)(uintptr_t)t.gone,
+		   t.gone_key, FI_EKEYREJECTED);
 	/* out of range: one byte past the end, before the start, and a
 	 * multi-packet write overrunning by one byte */
-	expect_err(&a, &b, true, src, 200, rw_base + len - 199,
-		   fi_mr_key(mr_rw), FI_EFAULT);
-	expect_err(&a, &b, true, src, 16, rw_base - 8, fi_mr_key(mr_rw),
+	expect_err(&a, &b, true, src, 200, t.rw_base + len - 199,
+		   fi_mr_key(t.mr_rw), FI_EFAULT);
+	expect_err(&a, &b, true, src, 16, t.rw_base - 8, fi_mr_key(t.mr_rw),
 		   FI_EFAULT);
-	expect_err(&a, &b, true, src, len, rw_base + 1, fi_mr_key(mr_rw),
+	expect_err(&a, &b, true, src, len, t.rw_base + 1, fi_mr_key(t.mr_rw),
 		   FI_EFAULT);
-	expect_err(&a, &b, false, src, len + 1, rw_base, fi_mr_key(mr_rw),
+	expect_err(&a, &b, false, src, len + 1, t.rw_base, fi_mr_key(t.mr_rw),
 		   FI_EFAULT);
-	expect_err(&a, &b, true, src, 64, UINT64_MAX - 16, fi_mr_key(mr_rw),
+	expect_err(&a, &b, true, src, 64, UINT64_MAX - 16, fi_mr_key(t.mr_rw),
 		   FI_EFAULT);
 	/* rights */
-	expect_err(&a, &b, true, src, 64, (uint64_t)(uintptr_t)ro,
-		   fi_mr_key(mr_ro), FI_EACCES);
-	expect_err(&a, &b, true, src, len, (uint64_t)(uintptr_t)ro,
-		   fi_mr_key(mr_ro), FI_EACCES);
-	expect_err(&a, &b, false, src, 64, (uint64_t)(uintptr_t)wo,
-		   fi_mr_key(mr_wo), FI_EACCES);
+	expect_err(&a, &b, true, src, 64, (uint64_t)(uintptr_t)t.ro,
+		   fi_mr_key(t.mr_ro), FI_EACCES);
+	expect_err(&a, &b, true, src, len, (uint64_t)(uintptr_t)t.ro,
+		   fi_mr_key(t.mr_ro), FI_EACCES);
+	expect_err(&a, &b, false, src, 64, (uint64_t)(uintptr_t)t.wo,
+		   fi_mr_key(t.mr_wo), FI_EACCES);
 
-	cr_assert(all_bytes(rw, len, 0xEE), "a refused write changed rw");
-	cr_assert(all_bytes(ro, len, 0xEE), "a refused write changed ro");
-	cr_assert(all_bytes(wo, len, 0xEE));
-	cr_assert(all_bytes(gone, len, 0xEE));
-	cr_assert_eq(fi_cntr_read(b.remote), 0);
+	acl_check_untouched(&t, &b, "RMA");
 	/* the endpoint still works afterwards */
-	expect_err(&a, &b, false, src, 0, rw_base, fi_mr_key(mr_wo),
+	expect_err(&a, &b, false, src, 0, t.rw_base, fi_mr_key(t.mr_wo),
 		   FI_EACCES);
 	cr_assert_eq(fi_cntr_read(a.wcntr), 0);
 
-	cr_assert_eq(fi_close(&mr_rw->fid), 0);
-	cr_assert_eq(fi_close(&mr_ro->fid), 0);
-	cr_assert_eq(fi_close(&mr_wo->fid), 0);
+	acl_close(&t);
 	rhost_close(&a);
 	rhost_close(&b);
-	free(rw);
-	free(ro);
-	free(wo);
 	free(src);
-	free(gone);
 }
 
 Test(rma, writedata_inject_and_counters, .timeout = 60)
@@ -867,69 +901,47 @@ Test(atomic, target_checks_fail_at_initiator_and_touch_nothing,
 						  AK_COMPARE, AK_READ };
 	const size_t len = 4096;
 	struct rhost a, b;
-	uint8_t *rw = malloc(len), *ro = malloc(len), *wo = malloc(len);
-	uint8_t *gone = malloc(len);
-	struct fid_mr *mr_rw, *mr_ro, *mr_wo, *mr_gone;
-	uint64_t rw_base = (uint64_t)(uintptr_t)rw, gone_key;
+	struct acl_target t;
 
 	rhost_open(&a, false);
 	rhost_open(&b, false);
 	rhost_connect(&a, &b);
-	memset(rw, 0xEE, len);
-	memset(ro, 0xEE, len);
-	memset(wo, 0xEE, len);
-	memset(gone, 0xEE, len);
-	mr_rw = mr_reg(&b, rw, len, FI_REMOTE_READ | FI_REMOTE_WRITE);
-	mr_ro = mr_reg(&b, ro, len, FI_REMOTE_READ);
-	mr_wo = mr_reg(&b, wo, len, FI_REMOTE_WRITE);
-	mr_gone = mr_reg(&b, gone, len, FI_REMOTE_READ | FI_REMOTE_WRITE);
-	gone_key = fi_mr_key(mr_gone);
-	cr_assert_eq(fi_close(&mr_gone->fid), 0);
+	acl_open(&t, &b, len);
 
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		enum atomic_kind kind = kinds[k];
 
 		/* a key next to a real one, and a region that was closed */
-		expect_atomic_err(&a, &b, kind, 1, rw_base,
-				  fi_mr_key(mr_rw) ^ 1, FI_EKEYREJECTED);
-		expect_atomic_err(&a, &b, kind, 1, (uint64_t)(uintptr_t)gone,
-				  gone_key, FI_EKEYREJECTED);
+		expect_atomic_err(&a, &b, kind, 1, t.rw_base,
+				  fi_mr_key(t.mr_rw) ^ 1, FI_EKEYREJECTED);
+		expect_atomic_err(&a, &b, kind, 1, (uint64_t)(uintptr_t)t.gone,
+				  t.gone_key, FI_EKEYREJECTED);
 		/* below the start, past the end, straddling the end */
-		expect_atomic_err(&a, &b, kind, 1, rw_base - 8,
-				  fi_mr_key(mr_rw), FI_EFAULT);
-		expect_atomic_err(&a, &b, kind, 1, rw_base + len,
-				  fi_mr_key(mr_rw), FI_EFAULT);
-		expect_atomic_err(&a, &b, kind, 2, rw_base + len - 8,
-				  fi_mr_key(mr_rw), FI_EFAULT);
+		expect_atomic_err(&a, &b, kind, 1, t.rw_base - 8,
+				  fi_mr_key(t.mr_rw), FI_EFAULT);
+		expect_atomic_err(&a, &b, kind, 1, t.rw_base + len,
+				  fi_mr_key(t.mr_rw), FI_EFAULT);
+		expect_atomic_err(&a, &b, kind, 2, t.rw_base + len - 8,
+				  fi_mr_key(t.mr_rw), FI_EFAULT);
 		expect_atomic_err(&a, &b, kind, 1, UINT64_MAX - 7,
-				  fi_mr_key(mr_rw), FI_EFAULT);
+				  fi_mr_key(t.mr_rw), FI_EFAULT);
 		/* rights: every atomic but a plain read modifies (needs
 		 * FI_REMOTE_WRITE); every fetching one reads (needs
 		 * FI_REMOTE_READ) */
 		if (kind != AK_READ)
 			expect_atomic_err(&a, &b, kind, 1,
-					  (uint64_t)(uintptr_t)ro,
-					  fi_mr_key(mr_ro), FI_EACCES);
+					  (uint64_t)(uintptr_t)t.ro,
+					  fi_mr_key(t.mr_ro), FI_EACCES);
 		if (kind != AK_WRITE)
 			expect_atomic_err(&a, &b, kind, 1,
-					  (uint64_t)(uintptr_t)wo,
-					  fi_mr_key(mr_wo), FI_EACCES);
+					  (uint64_t)(uintptr_t)t.wo,
+					  fi_mr_key(t.mr_wo), FI_EACCES);
 	}
-	cr_assert(all_bytes(rw, len, 0xEE), "a refused atomic changed rw");
-	cr_assert(all_bytes(ro, len, 0xEE), "a refused atomic changed ro");
-	cr_assert(all_bytes(wo, len, 0xEE), "a refused atomic changed wo");
-	cr_assert(all_bytes(gone, len, 0xEE));
-	cr_assert_eq(fi_cntr_read(b.remote), 0);
+	acl_check_untouched(&t, &b, "atomic");
 
-	cr_assert_eq(fi_close(&mr_rw->fid), 0);
-	cr_assert_eq(fi_close(&mr_ro->fid), 0);
-	cr_assert_eq(fi_close(&mr_wo->fid), 0);
+	acl_close(&t);
 	rhost_close(&a);
 	rhost_close(&b);
-	free(rw);
-	free(ro);
-	free(wo);
-	free(gone);
 }
 
 /* Provider keys come from the kernel's entropy: distinct, and no key
