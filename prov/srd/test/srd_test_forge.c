@@ -266,6 +266,29 @@ static void settle(struct host *a, struct host *b, struct tool_rx *tool,
 	}
 }
 
+/* A new incarnation of the tool: its handshake, then one message (kept
+ * in msg for replays) that b must deliver, byte for byte, once. */
+static void tool_incarnation(struct tool *t, struct host *a, struct host *b,
+			     struct tool_rx *tool, uint32_t conn,
+			     uint32_t session, uint32_t psn, uint8_t *data,
+			     uint8_t first, struct eager_pkt *msg,
+			     const char *what)
+{
+	t->conn = conn;
+	t->session = session;
+	t->psn = psn;
+	tool_handshake(t, a, b);
+	for (size_t i = 0; i < sizeof(msg->data); i++)
+		data[i] = (uint8_t)(first + i);
+	eager(msg, t->port, t->conn, t->b_conn, t->psn, 0, data);
+	tool->want = data;
+	tool->len = sizeof(msg->data);
+	tool->got = 0;
+	tool_send(t, msg, sizeof(*msg));
+	settle(a, b, tool, 50);
+	cr_assert_eq(tool->got, 1, "%s", what);
+}
+
 static uint64_t drops(const struct fi_srd_ep_stats *s)
 {
 	return s->rx_drop_malformed + s->rx_drop_unknown + s->rx_drop_conn +
@@ -332,18 +355,8 @@ Test(forge, forged_and_stale_packets_are_dropped_and_counted,
 	cr_assert_eq(tool.got, 0);
 
 	/* 4. the tool as a genuine peer: its message is delivered */
-	t.conn = 0x11111111;
-	t.session = 0x22222222;
-	t.psn = 1000;
-	tool_handshake(&t, a, b);
-	for (int i = 0; i < 32; i++)
-		data1[i] = (uint8_t)(0xA0 + i);
-	eager(&msg1, t.port, t.conn, t.b_conn, t.psn, 0, data1);
-	tool.want = data1;
-	tool.len = sizeof(data1);
-	tool_send(&t, &msg1, sizeof(msg1));
-	settle(a, b, &tool, 50);
-	cr_assert_eq(tool.got, 1, "the tool's genuine message");
+	tool_incarnation(&t, a, b, &tool, 0x11111111, 0x22222222, 1000,
+			 data1, 0xA0, &msg1, "the tool's genuine message");
 
 	/* 5. wrong connection ids either way */
 	s0 = bstats(&b->b);
@@ -362,18 +375,8 @@ Test(forge, forged_and_stale_packets_are_dropped_and_counted,
 	old_conn = t.conn;
 	old_session = t.session;
 	usleep(20000);	/* a restarted process was quiet before */
-	t.conn = 0x33333333;
-	t.session = 0x44444444;
-	t.psn = 5000;
-	tool_handshake(&t, a, b);
-	for (int i = 0; i < 32; i++)
-		data2[i] = (uint8_t)(0xC0 + i);
-	eager(&msg2, t.port, t.conn, t.b_conn, t.psn, 0, data2);
-	tool.want = data2;
-	tool.got = 0;
-	tool_send(&t, &msg2, sizeof(msg2));
-	settle(a, b, &tool, 50);
-	cr_assert_eq(tool.got, 1, "the restarted tool's message");
+	tool_incarnation(&t, a, b, &tool, 0x33333333, 0x44444444, 5000,
+			 data2, 0xC0, &msg2, "the restarted tool's message");
 	s0 = bstats(&b->b);
 	tool.want = data1;
 	tool.got = 0;
