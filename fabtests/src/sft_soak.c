@@ -234,6 +234,19 @@ static void client_sync(struct soak_client *c, const char *what)
 	c->sync_done = 0;
 }
 
+/* One synchronous operation: posted (retried while the queue is full,
+ * reaping meanwhile), then waited for; any error ends the client. */
+#define CLIENT_SYNC_OP(c, what, post) do {				\
+	ssize_t ret_;							\
+									\
+	while ((ret_ = (post)) == -FI_EAGAIN)				\
+		client_reap(c);						\
+	if (ret_)							\
+		sft_die("client %u: %s: %s", (c)->inc, (what),		\
+			fi_strerror((int)-ret_));			\
+	client_sync((c), (what));					\
+} while (0)
+
 static size_t client_size(struct soak_client *c)
 {
 	uint64_t r = soak_rand(&c->rng) % 100;
@@ -311,26 +324,16 @@ static void client_rma(struct soak_client *c, uint8_t *src, uint8_t *dst)
 	size_t off = soak_rand(&c->rng) % (SOAK_SLOT_BYTES - len + 1);
 	uint64_t addr = slot_addr(c->me->slot) + off;
 	uint64_t seed = soak_rand(&c->rng);
-	ssize_t ret;
 
 	sft_fill(src, len, seed);
 	memset(dst, 0, len);
-	while ((ret = fi_write(c->f.ep[0], src, len, NULL, c->srv[0], addr,
-			       shm->key, &c->sync_ctx)) == -FI_EAGAIN)
-		client_reap(c);
-	if (ret)
-		sft_die("client %u: fi_write: %s", c->inc,
-			fi_strerror((int)-ret));
-	client_sync(c, "fi_write");
+	CLIENT_SYNC_OP(c, "fi_write",
+		       fi_write(c->f.ep[0], src, len, NULL, c->srv[0], addr,
+				shm->key, &c->sync_ctx));
 	/* a read through another endpoint of the server sees the write */
-	while ((ret = fi_read(c->f.ep[0], dst, len, NULL,
-			      c->srv[n_ep - 1], addr, shm->key,
-			      &c->sync_ctx)) == -FI_EAGAIN)
-		client_reap(c);
-	if (ret)
-		sft_die("client %u: fi_read: %s", c->inc,
-			fi_strerror((int)-ret));
-	client_sync(c, "fi_read");
+	CLIENT_SYNC_OP(c, "fi_read",
+		       fi_read(c->f.ep[0], dst, len, NULL, c->srv[n_ep - 1],
+			       addr, shm->key, &c->sync_ctx));
 	if (sft_verify(dst, len, seed, "RMA read-back"))
 		sft_die("client %u: RMA read-back of %zu bytes at +%zu differs",
 			c->inc, len, off);
@@ -343,29 +346,19 @@ static void client_atomic(struct soak_client *c, uint64_t *total, int *known)
 	uint64_t addr = slot_addr(c->me->slot) + SOAK_SLOT_BYTES;
 	uint64_t add = 1 + soak_rand(&c->rng) % 1000, prev = 0;
 	int ep = (int)(soak_rand(&c->rng) % (uint64_t)n_ep);
-	ssize_t ret;
 
 	if (!*known) {
-		while ((ret = fi_fetch_atomic(c->f.ep[0], NULL, 1, NULL,
-					      total, NULL, c->srv[ep], addr,
-					      shm->key, FI_UINT64,
-					      FI_ATOMIC_READ,
-					      &c->sync_ctx)) == -FI_EAGAIN)
-			client_reap(c);
-		if (ret)
-			sft_die("client %u: atomic read: %s", c->inc,
-				fi_strerror((int)-ret));
-		client_sync(c, "atomic read");
+		CLIENT_SYNC_OP(c, "atomic read",
+			       fi_fetch_atomic(c->f.ep[0], NULL, 1, NULL, total,
+					       NULL, c->srv[ep], addr, shm->key,
+					       FI_UINT64, FI_ATOMIC_READ,
+					       &c->sync_ctx));
 		*known = 1;
 	}
-	while ((ret = fi_fetch_atomic(c->f.ep[0], &add, 1, NULL, &prev, NULL,
-				      c->srv[ep], addr, shm->key, FI_UINT64,
-				      FI_SUM, &c->sync_ctx)) == -FI_EAGAIN)
-		client_reap(c);
-	if (ret)
-		sft_die("client %u: fetch-add: %s", c->inc,
-			fi_strerror((int)-ret));
-	client_sync(c, "fetch-add");
+	CLIENT_SYNC_OP(c, "fetch-add",
+		       fi_fetch_atomic(c->f.ep[0], &add, 1, NULL, &prev, NULL,
+				       c->srv[ep], addr, shm->key, FI_UINT64,
+				       FI_SUM, &c->sync_ctx));
 	if (prev != *total)
 		sft_die("client %u: fetch-add returned %llu, the counter was "
 			"%llu", c->inc, (unsigned long long)prev,
