@@ -50,7 +50,8 @@ struct srd_memnet {
 	uint64_t path_drop;
 	srd_memnet_tap_fn tap;
 	void *tap_arg;
-	uint8_t tap_buf[65536];		/* a posted datagram, gathered */
+	uint8_t *tap_buf;		/* a posted datagram, gathered; only
+					 * while a tap is set */
 };
 
 static struct srd_wire_mem *memnet_find(struct srd_memnet *net,
@@ -83,6 +84,7 @@ void srd_memnet_close(struct srd_memnet *net)
 		free(srd_container_of(top, struct memnet_pkt, node));
 	}
 	srd_heap_fini(&net->in_flight);
+	free(net->tap_buf);
 	free(net);
 }
 
@@ -124,8 +126,21 @@ void srd_memnet_stats(const struct srd_memnet *net,
 void srd_memnet_set_tap(struct srd_memnet *net, srd_memnet_tap_fn tap,
 			void *arg)
 {
-	net->tap = tap;
+	if (tap && !net->tap_buf)
+		net->tap_buf = malloc(net->attr.mtu);
+	net->tap = net->tap_buf ? tap : NULL;
 	net->tap_arg = arg;
+}
+
+/* Copies a datagram's pieces into one buffer of at least its length. */
+static void memnet_gather(uint8_t *dst, const struct srd_wire_tx *tx)
+{
+	size_t off = 0;
+
+	for (int i = 0; i < tx->iovcnt; i++) {
+		memcpy(dst + off, tx->iov[i].iov_base, tx->iov[i].iov_len);
+		off += tx->iov[i].iov_len;
+	}
 }
 
 static inline struct srd_wire_mem *wire_mem(struct srd_wire *wire)
@@ -165,7 +180,6 @@ static int memnet_enqueue(struct srd_memnet *net, const union srd_wire_addr *src
 {
 	uint64_t delay = net->attr.delay_ns, queued;
 	struct memnet_pkt *pkt;
-	size_t off = 0;
 
 	queued = memnet_queue(net, tx->dst, len);
 	if (queued == UINT64_MAX) {
@@ -177,10 +191,7 @@ static int memnet_enqueue(struct srd_memnet *net, const union srd_wire_addr *src
 	pkt = malloc(sizeof(*pkt) + len);
 	if (!pkt)
 		return -ENOMEM;
-	for (int i = 0; i < tx->iovcnt; i++) {
-		memcpy(pkt->data + off, tx->iov[i].iov_base, tx->iov[i].iov_len);
-		off += tx->iov[i].iov_len;
-	}
+	memnet_gather(pkt->data, tx);
 	pkt->len = len;
 	pkt->src = *src;
 	pkt->dst = *tx->dst;
@@ -206,14 +217,8 @@ static int mem_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
 		for (int j = 0; j < tx[i].iovcnt; j++)
 			len += tx[i].iov[j].iov_len;
 		net->stats.sent++;
-		if (net->tap && len <= sizeof(net->tap_buf)) {
-			size_t off = 0;
-
-			for (int j = 0; j < tx[i].iovcnt; j++) {
-				memcpy(net->tap_buf + off, tx[i].iov[j].iov_base,
-				       tx[i].iov[j].iov_len);
-				off += tx[i].iov[j].iov_len;
-			}
+		if (net->tap && len <= wire->mtu) {
+			memnet_gather(net->tap_buf, &tx[i]);
 			net->tap(net->tap_arg, &wire->addr, tx[i].dst,
 				 net->tap_buf, len);
 		}
