@@ -199,7 +199,8 @@ struct srd_tp_peer {
 	struct { uint32_t conn, session; } rx_retired[SRD_TP_RETIRED];
 	uint8_t rx_retired_next;
 	/* A handshake claimed a new incarnation: the one we know
-	 * (claimed_conn) was probed at claim_probe_ns (0: not probed). */
+	 * (claimed_conn) was probed at claim_probe_ns (0: not probed);
+	 * a change of the known incarnation starts over. */
 	uint32_t claimed_conn;
 	uint64_t claim_probe_ns;
 	struct srd_seqwin rx_win;
@@ -379,7 +380,8 @@ uint64_t srd_tp_paths_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 			    uint64_t now);
 uint64_t srd_tp_paths_probe_deadline(const struct srd_tp *tp,
 				     const struct srd_tp_peer *peer);
-void srd_tp_probe_liveness(struct srd_tp *tp, struct srd_tp_peer *peer);
+void srd_tp_probe_liveness(struct srd_tp *tp, struct srd_tp_peer *peer,
+			   uint32_t conn);
 void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  const uint8_t *buf, size_t len);
 

@@ -162,9 +162,10 @@ void srd_tp_path_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 
 /* --- probes of DOWN paths ---------------------------------------------- */
 
+/* A PATH_PROBE or PATH_ECHO to the peer's incarnation dst_conn. */
 static void tp_path_post_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 			       uint8_t type, uint16_t path, uint16_t on_path,
-			       uint32_t session)
+			       uint32_t session, uint32_t dst_conn)
 {
 	struct {
 		struct srd_base_hdr base;
@@ -175,12 +176,7 @@ static void tp_path_post_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 	memset(&pkt, 0, sizeof(pkt));
 	srd_tp_fill_base(tp, peer, &pkt.base, type, on_path);
 	pkt.base.flags = 0;
-	if (type == SRD_PKT_PATH_ECHO)
-		pkt.base.dst_conn = peer->rx_active ? peer->rx_conn :
-						      peer->tx_remote_conn;
-	else
-		pkt.base.dst_conn = path == SRD_PROBE_LIVENESS ?
-				    peer->claimed_conn : peer->tx_remote_conn;
+	pkt.base.dst_conn = dst_conn;
 	pkt.probe.path = path;
 	pkt.probe.session = session;
 	srd_tp_post_raw(tp, peer, &iov, 1, on_path);
@@ -188,10 +184,11 @@ static void tp_path_post_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 
 /* Is the incarnation we know still there?  (Someone claims it restarted,
  * spec 5.4.)  Any answer refreshes last_heard_ns. */
-void srd_tp_probe_liveness(struct srd_tp *tp, struct srd_tp_peer *peer)
+void srd_tp_probe_liveness(struct srd_tp *tp, struct srd_tp_peer *peer,
+			   uint32_t conn)
 {
 	tp_path_post_probe(tp, peer, SRD_PKT_PATH_PROBE, SRD_PROBE_LIVENESS,
-			   srd_tp_path_pick_ctrl(tp, peer), 0);
+			   srd_tp_path_pick_ctrl(tp, peer), 0, conn);
 }
 
 uint64_t srd_tp_paths_probe_deadline(const struct srd_tp *tp,
@@ -220,7 +217,7 @@ uint64_t srd_tp_paths_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 			continue;
 		p->probe_at_ns = now + SRD_TP_PATH_PROBE_NS;
 		tp_path_post_probe(tp, peer, SRD_PKT_PATH_PROBE, i, i,
-				   peer->tx_session);
+				   peer->tx_session, peer->tx_remote_conn);
 		tp->cnt.path_probes++;
 	}
 	return srd_tp_paths_probe_deadline(tp, peer);
@@ -249,7 +246,7 @@ void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 		}
 		tp_path_post_probe(tp, peer, SRD_PKT_PATH_ECHO, probe->path,
 				   srd_tp_path_pick_ctrl(tp, peer),
-				   probe->session);
+				   probe->session, base->src_conn);
 		return;
 	}
 	/* An echo of a liveness probe: tp_rx_one has already noted that

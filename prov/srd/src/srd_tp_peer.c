@@ -227,7 +227,6 @@ static bool tp_hs_req_believed(struct srd_tp *tp, struct srd_tp_peer *peer,
 	uint32_t known = peer->rx_active ? peer->rx_conn :
 			 peer->tx_state == SRD_TP_TX_ACTIVE ?
 			 peer->tx_remote_conn : 0;
-
 	uint64_t now = srd_tp_now(tp);
 
 	if (tp_hs_retired(peer, base->src_conn, hs->session))
@@ -241,7 +240,7 @@ static bool tp_hs_req_believed(struct srd_tp *tp, struct srd_tp_peer *peer,
 	    peer->claim_probe_ns < peer->last_heard_ns) {
 		peer->claimed_conn = known;
 		peer->claim_probe_ns = now;
-		srd_tp_probe_liveness(tp, peer);
+		srd_tp_probe_liveness(tp, peer, known);
 		return false;
 	}
 	if (now - peer->claim_probe_ns < SRD_TP_RESTART_QUIET_NS)
