@@ -31,3 +31,32 @@ sft_usage() {
 	sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
 	exit 2
 }
+
+# sft_lossy_ns PREFIX LOSS_PERCENT: creates a network namespace (its
+# name in $ns, deleted when the script exits) whose lo is up and drops
+# LOSS_PERCENT % of the UDP packets leaving through it (nftables numgen,
+# counted); TCP passes.  Exits 77 when namespaces are not available.
+sft_lossy_ns() {
+	ns="$1-$$-$RANDOM"
+	trap 'ip netns del "$ns" 2>/dev/null' EXIT
+	trap 'exit 130' INT TERM
+	if ! ip netns add "$ns"; then
+		echo "SKIP: cannot create network namespace"
+		exit 77
+	fi
+	ip -n "$ns" link set lo up || exit 1
+	ip netns exec "$ns" nft -f - <<NFT || exit 1
+table inet sftlossy {
+	chain lossy {
+		type filter hook output priority 0; policy accept;
+		oifname "lo" meta l4proto udp numgen random mod 100 < $2 counter drop
+	}
+}
+NFT
+}
+
+# sft_lossy_dropped: the UDP packets sft_lossy_ns's rule has dropped.
+sft_lossy_dropped() {
+	ip netns exec "$ns" nft list chain inet sftlossy lossy |
+		sed -n 's/.*counter packets \([0-9]*\).*/\1/p' | head -n1
+}

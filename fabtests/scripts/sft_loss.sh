@@ -48,31 +48,7 @@ export FI_TCP_IFACE=${FI_TCP_IFACE:-lo}
 export FI_SRD_IFACE=${FI_SRD_IFACE:-lo}
 export FI_NET_IFACE=${FI_NET_IFACE:-lo}
 
-ns="sftloss-$$-$RANDOM"
-cleanup() {
-	ip netns del "$ns" 2>/dev/null
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-if ! ip netns add "$ns"; then
-	echo "SKIP: cannot create network namespace"
-	exit 77
-fi
-ip -n "$ns" link set lo up || exit 1
-ip netns exec "$ns" nft -f - <<EOF || exit 1
-table inet sftloss {
-	chain lossy {
-		type filter hook output priority 0; policy accept;
-		oifname "lo" meta l4proto udp numgen random mod 100 < $loss counter drop
-	}
-}
-EOF
-
-dropped() {
-	ip netns exec "$ns" nft list chain inet sftloss lossy |
-		sed -n 's/.*counter packets \([0-9]*\).*/\1/p' | head -n1
-}
+sft_lossy_ns sftloss "$loss"
 
 start=$SECONDS
 fails=0
@@ -88,12 +64,12 @@ run() {
 		fails=$((fails + 1))
 		return
 	fi
-	before=$(dropped)
+	before=$(sft_lossy_dropped)
 	echo "== $name (limit ${left}s, ${loss}% UDP loss)"
 	ip netns exec "$ns" "$here/sft_pair.sh" -t "$left" -- "$@" \
 		-t "$((left - 5))"
 	rc=$?
-	echo "   rule dropped $(( $(dropped) - before )) UDP packets during $name"
+	echo "   rule dropped $(( $(sft_lossy_dropped) - before )) UDP packets during $name"
 	if [ "$rc" = 0 ]; then
 		echo "PASS $name"
 	else
@@ -105,7 +81,7 @@ run() {
 run large_64m "$bindir/sft_pingpong" -p "$prov" -S 64m -I 1
 run small_10k "$bindir/sft_bw" -p "$prov" -S 64 -W 100 -I 100
 
-echo "nft rule dropped $(dropped) UDP packets in total; $((SECONDS - start))s"
+echo "nft rule dropped $(sft_lossy_dropped) UDP packets in total; $((SECONDS - start))s"
 if [ "$fails" = 0 ]; then
 	echo "PASS sft_loss ($prov)"
 	exit 0

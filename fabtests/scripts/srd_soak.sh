@@ -42,29 +42,12 @@ sft_find_bindir sft_soak
 
 export FI_TCP_IFACE=lo FI_SRD_IFACE=lo FI_NET_IFACE=lo
 
-ns="srdsoak-$$-$RANDOM"
-cleanup() {
-	ip netns del "$ns" 2>/dev/null
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-ip netns add "$ns" || { echo "SKIP: cannot create network namespace"; exit 77; }
-ip -n "$ns" link set lo up || exit 1
-ip netns exec "$ns" nft -f - <<NFT || exit 1
-table inet srdsoak {
-	chain lossy {
-		type filter hook output priority 0; policy accept;
-		oifname "lo" meta l4proto udp numgen random mod 100 < $loss counter drop
-	}
-}
-NFT
+sft_lossy_ns srdsoak "$loss"
 
 echo "soak: $prov, $secs s, $loss % UDP loss, $eps endpoints, $slots client slots"
 timeout -k 10 $((secs + 300)) ip netns exec "$ns" \
 	"$bindir/sft_soak" -p "$prov" -T "$secs" -E "$eps" -S "$slots"
 rc=$?
-dropped=$(ip netns exec "$ns" nft list chain inet srdsoak lossy |
-	sed -n 's/.*counter packets \([0-9]*\).*/\1/p' | head -n1)
+dropped=$(sft_lossy_dropped)
 echo "soak: nftables dropped ${dropped:-?} UDP packets; exit $rc"
 exit $rc
