@@ -602,8 +602,11 @@ static int server_verify(void)
 				       (unsigned long long)recv_seqsum[i][e]);
 				if (got < in->posted[e])
 					lost += in->posted[e] - got;
-				else
+				else if (got > in->posted[e])
 					dup += got - in->posted[e];
+				else	/* a loss hidden by a duplicate, or a
+					 * send that never completed */
+					lost++;
 			}
 			if (in->state == INC_KILLED && got <= in->posted[e])
 				unfinished += in->posted[e] - got;
