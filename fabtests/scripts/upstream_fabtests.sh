@@ -1,17 +1,34 @@
 #!/bin/bash
-# upstream_fabtests.sh BINDIR [-p PROVIDER]: runs libfabric's own fabtests
-# (built separately from their public source; nothing of them is in this
-# repo) pairwise over loopback, the RDM tests the runfabtests.sh of
-# v1.17 runs, minus upstream/srd.exclude.  Each side runs under a timeout;
-# a test passes only if both sides exit 0.  It never kills processes by
-# name (runfabtests.sh's clean-up kills every fi_* on the machine).
+# upstream_fabtests.sh BINDIR [-p PROVIDER] [-x EXCLUDE]: runs libfabric's
+# own fabtests (built separately from their public source; nothing of them
+# is in this repo) pairwise over loopback: the RDM tests that release's
+# runfabtests.sh runs, minus an exclude list.  Two generations: 1.x
+# (v1.17.0: fi_poll, fi_bw) with upstream/srd.exclude, and 2.x (no poll
+# sets; fi_flood, fi_inject_test, fi_setopt_test) with
+# upstream/srd-2.x.exclude; BINDIR's programs tell which.  Each side runs
+# under a timeout; a test passes only if both sides exit 0.  It never
+# kills processes by name (runfabtests.sh's clean-up kills every fi_* on
+# the machine).
 set -u
-bindir=${1:?usage: $0 FABTESTS_BINDIR [-p PROVIDER]}
+bindir=${1:?usage: $0 FABTESTS_BINDIR [-p PROVIDER] [-x EXCLUDE_FILE]}
 shift
 prov=srd
-[ "${1:-}" = "-p" ] && prov=$2
+exclude=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-p) prov=$2; shift 2 ;;
+	-x) exclude=$2; shift 2 ;;
+	*) echo "unknown option $1" >&2; exit 2 ;;
+	esac
+done
 here=$(cd "$(dirname "$0")" && pwd)
-exclude=$here/../upstream/srd.exclude
+if [ -x "$bindir/fi_flood" ]; then
+	gen=2
+	: "${exclude:=$here/../upstream/srd-2.x.exclude}"
+else
+	gen=1
+	: "${exclude:=$here/../upstream/srd.exclude}"
+fi
 export FI_SRD_IFACE=lo FI_TCP_IFACE=lo FI_NET_IFACE=lo
 S=127.0.0.1
 tmo=${UPSTREAM_TIMEOUT:-120}
@@ -26,6 +43,7 @@ unit_tests=(
 	"fi_mr_test"
 	"fi_cntr_test"
 )
+if [ $gen = 1 ]; then
 pair_tests=(
 	"fi_av_xfer -e rdm"
 	"fi_cq_data -e rdm"
@@ -55,6 +73,44 @@ pair_tests=(
 	"fi_multi_recv -e rdm"
 	"fi_poll -t queue" "fi_poll -t counter"
 )
+else
+unit_tests+=("fi_setopt_test")
+pair_tests=(
+	"fi_av_xfer -e rdm"
+	"fi_cq_data -e rdm -o senddata" "fi_cq_data -e rdm -o writedata"
+	"fi_rdm" "fi_rdm -U"
+	"fi_rdm_rma_event" "fi_rdm_rma_trigger"
+	"fi_shared_ctx" "fi_shared_ctx --no-tx-shared-ctx"
+	"fi_shared_ctx --no-rx-shared-ctx"
+	"fi_rdm_tagged_peek" "fi_scalable_ep" "fi_rdm_shared_av"
+	"fi_multi_mr -e rdm -V"
+	"fi_multi_ep -e rdm -v -A" "fi_multi_ep -e rdm -v -Q"
+	"fi_multi_ep -e rdm -v -A -Q"
+	"fi_multi_ep -e rdm -v --threading completion"
+	"fi_multi_ep -e rdm -v -A -Q --threading completion"
+	"fi_recv_cancel -e rdm -V"
+	"fi_unexpected_msg -e rdm -I 10 -v"
+	"fi_inject_test -A inject -v" "fi_inject_test -N -A inject -v"
+	"fi_inject_test -A inj_complete -v" "fi_inject_test -N -A inj_complete -v"
+	"fi_flood -e rdm -v -T 1" "fi_flood -e rdm -v -T 1 -U"
+	"fi_rdm_multi_client -C 10 -I 5" "fi_rdm_multi_client -C 10 -I 5 -U"
+	"fi_rma_bw -e rdm -o write -I 5" "fi_rma_bw -e rdm -o write -I 5 -U"
+	"fi_rma_bw -e rdm -o read -I 5" "fi_rma_bw -e rdm -o read -I 5 -U"
+	"fi_rma_bw -e rdm -o writedata -I 5" "fi_rma_bw -e rdm -o writedata -I 5 -U"
+	"fi_rdm_atomic -I 5 -o all" "fi_rdm_atomic -I 5 -o all -U"
+	"fi_rdm_atomic -I 5 -o all -v" "fi_rdm_atomic -I 5 -o all -U -v"
+	"fi_rdm_cntr_pingpong -I 5"
+	"fi_multi_recv -e rdm -I 5"
+	"fi_rdm_pingpong -I 5" "fi_rdm_pingpong -I 5 -U"
+	"fi_rdm_pingpong -I 5 -v" "fi_rdm_pingpong -I 5 -v -U"
+	"fi_rdm_tagged_pingpong -I 5" "fi_rdm_tagged_pingpong -I 5 -U"
+	"fi_rdm_tagged_pingpong -I 5 -v" "fi_rdm_tagged_pingpong -I 5 -v -U"
+	"fi_rdm_tagged_bw -I 5" "fi_rdm_tagged_bw -I 5 -U"
+	"fi_rdm_tagged_bw -I 5 -v" "fi_rdm_tagged_bw -I 5 -v -U"
+	"fi_rdm_pingpong" "fi_rdm_tagged_pingpong" "fi_rdm_tagged_bw"
+)
+fi
+echo "upstream fabtests generation $gen.x, exclude list $exclude"
 
 is_excluded() {
 	local t=$1 re
@@ -103,6 +159,6 @@ for t in "${pair_tests[@]}"; do
 	fi
 	rm -f /tmp/uft-s.$$ /tmp/uft-c.$$
 done
-echo "excluded: $excluded (reasons in upstream/srd.exclude)"
+echo "excluded: $excluded (reasons in $(basename "$exclude"))"
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -28,6 +28,7 @@
 #include <rdma/providers/fi_log.h>
 #include <rdma/providers/fi_prov.h>
 
+#include "srd_fi_compat.h"
 #include "srd_list.h"
 #include "srd_hmap.h"
 #include "srd_pool.h"
@@ -36,7 +37,6 @@
 
 #define SRD_PROV_NAME		"srd"
 #define SRD_PROV_VERSION	FI_VERSION(0, 1)
-#define SRD_API_VERSION		FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION)
 
 #define SRD_IOV_LIMIT		4
 #define SRD_MAX_MSG_SIZE	(1ULL << 40)
@@ -334,6 +334,9 @@ struct srd_ep {
 	struct srd_domain *dom;
 	struct srd_dlist dom_entry;
 	uint64_t caps;
+	bool directed_msg;		/* receives matched by source: */
+	bool directed_tagged;		/*   see ep_init_directed */
+	bool directed_exact;		/* FI_ADDR_UNSPEC refused there */
 	struct srd_av *av;
 	struct srd_cq *tx_cq;
 	struct srd_cq *rx_cq;

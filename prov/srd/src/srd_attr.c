@@ -2,14 +2,16 @@
  * srd_attr.c: what srd offers, and how an fi_info is built for one
  * interface from the caller's hints: every hint is either satisfied and
  * echoed (threading, av_type, progress, mr_mode, ordering, sizes) or
- * answered with -FI_ENODATA.  No objects are created here.
+ * answered with -FI_ENODATA.  Hints are read, and answers written, as
+ * the caller's API version defines them (srd_fi_compat.h).  No objects
+ * are created here.
  */
 #include "config.h"
 #include "srd.h"
 
 #include <stdlib.h>
 
-#define SRD_PROTOCOL		(FI_PROV_SPECIFIC | 0x535244)	/* "SRD" */
+#define SRD_PROTOCOL		(SRD_PROV_SPECIFIC | 0x535244)	/* "SRD" */
 #define SRD_TAG_FORMAT		0xAAAAAAAAAAAAAAAAULL	/* all 64 bits */
 
 #define SRD_RMA_DIR_CAPS	(FI_READ | FI_WRITE | FI_REMOTE_READ | \
@@ -22,6 +24,12 @@
 #define SRD_SECONDARY_CAPS	(FI_SOURCE | FI_MULTI_RECV | FI_LOCAL_COMM | \
 				 FI_REMOTE_COMM | FI_RMA_EVENT)
 #define SRD_CAPS		(SRD_PRIMARY_CAPS | SRD_SECONDARY_CAPS)
+/* API 2.0's directed-receive variants: given only when asked for (each
+ * narrows or changes what FI_DIRECTED_RECV means).  FI_TAGGED_MULTI_RECV
+ * is not offered: multi-receive buffers are for untagged receives. */
+#define SRD_CAPS_2_0		(SRD_TAGGED_DIRECTED_RECV | \
+				 SRD_EXACT_DIRECTED_RECV)
+#define SRD_DIRECTED_CAPS	(FI_DIRECTED_RECV | SRD_CAPS_2_0)
 /* Secondary capabilities reported even when not asked for: free. */
 #define SRD_DEFAULT_SECONDARY	(FI_LOCAL_COMM | FI_REMOTE_COMM)
 #define SRD_TX_OP_FLAGS		(FI_COMPLETION | FI_INJECT_COMPLETE | \
@@ -39,24 +47,29 @@ bool srd_progress_auto_ok(void)
 
 /* Primary caps asked for, secondary caps asked for plus the free ones.
  * Hints naming no operation class (FI_MSG, FI_TAGGED, FI_RMA,
- * FI_ATOMIC) get them all, unless they name FI_DIRECTED_RECV: a primary
- * capability that means nothing without them, so answering it would add
- * primary caps nobody asked for.  A class named without a direction gets
- * both directions (FI_SEND/FI_RECV; FI_READ/FI_WRITE and the remote
- * ones for RMA and atomics). */
-static int attr_caps(uint64_t want, uint64_t *caps)
+ * FI_ATOMIC) get them all, unless they name a directed receive: a
+ * primary capability that means nothing without them, so answering it
+ * would add primary caps nobody asked for.  A class named without a
+ * direction gets both directions (FI_SEND/FI_RECV; FI_READ/FI_WRITE and
+ * the remote ones for RMA and atomics).  Bits 45, 46 and 48 are
+ * capabilities from API 2.0 only; before, they are not capabilities
+ * (or FI_VARIABLE_MSG, not offered) and ask for what srd lacks. */
+static int attr_caps(uint32_t version, uint64_t want, uint64_t *caps)
 {
+	uint64_t offered = SRD_CAPS;
 	uint64_t primary;
 
 	if (!want) {
 		*caps = SRD_CAPS & ~FI_RMA_EVENT;
 		return 0;
 	}
-	if (want & ~SRD_CAPS)
+	if (srd_api_ge(version, 2, 0))
+		offered |= SRD_CAPS_2_0;
+	if (want & ~offered)
 		return -FI_ENODATA;
-	primary = want & SRD_PRIMARY_CAPS;
+	primary = want & (SRD_PRIMARY_CAPS | SRD_CAPS_2_0);
 	if (!(primary & (FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC))) {
-		if (primary & FI_DIRECTED_RECV)
+		if (primary & SRD_DIRECTED_CAPS)
 			return -FI_ENODATA;
 		primary |= FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC;
 	}
@@ -81,7 +94,7 @@ static uint64_t attr_caps_fit_mr(uint32_t version, const struct fi_info *hints,
 	if (!hints || (hints->caps & (FI_RMA | FI_ATOMIC)))
 		return caps;
 	want = hints->domain_attr ? hints->domain_attr->mr_mode : 0;
-	if (FI_VERSION_LT(version, FI_VERSION(1, 5)) || want == FI_MR_BASIC ||
+	if (!srd_api_ge(version, 1, 5) || want == SRD_MR_BASIC ||
 	    (want & SRD_MR_MODE_RMA) == SRD_MR_MODE_RMA)
 		return caps;
 	caps &= ~SRD_RMA_CAPS;
@@ -94,8 +107,9 @@ static uint64_t attr_caps_fit_mr(uint32_t version, const struct fi_info *hints,
  * mr_mode, interpreted per the caller's API version: without FI_RMA or
  * FI_ATOMIC no registration is needed at all (0).  With them srd needs
  * VIRT_ADDR|ALLOCATED|PROV_KEY; FI_MR_LOCAL is accepted, never required;
- * 0 means unspecified; FI_MR_BASIC stands for that set (and is echoed
- * back as such, at any API version).
+ * 0 means unspecified; FI_MR_BASIC stands for that set.  It is echoed
+ * back to 1.x callers; 2.x deprecates it, so they get the bits it
+ * stands for.
  */
 static int attr_mr_mode(uint32_t version, uint64_t caps, int want, int *out)
 {
@@ -103,17 +117,19 @@ static int attr_mr_mode(uint32_t version, uint64_t caps, int want, int *out)
 		*out = 0;
 		return 0;
 	}
-	if (FI_VERSION_LT(version, FI_VERSION(1, 5))) {
-		if (want != FI_MR_UNSPEC && want != FI_MR_BASIC)
+	if (!srd_api_ge(version, 1, 5)) {
+		if (want != SRD_MR_UNSPEC && want != SRD_MR_BASIC)
 			return -FI_ENODATA;
-		*out = FI_MR_BASIC;
+		*out = SRD_MR_BASIC;
 		return 0;
 	}
-	if (want == FI_MR_BASIC) {
-		*out = FI_MR_BASIC;	/* echoed: it names srd's set */
+	if (want == SRD_MR_BASIC) {
+		/* it names srd's set */
+		*out = srd_api_ge(version, 2, 0) ? SRD_MR_MODE_RMA :
+						   SRD_MR_BASIC;
 		return 0;
 	}
-	if (want == FI_MR_UNSPEC) {
+	if (want == SRD_MR_UNSPEC) {
 		*out = SRD_MR_MODE_RMA;
 		return 0;
 	}
@@ -123,8 +139,17 @@ static int attr_mr_mode(uint32_t version, uint64_t caps, int want, int *out)
 	return 0;
 }
 
-static int attr_threading(enum fi_threading want, enum fi_threading *out)
+/* srd is thread safe under every model; the model only lets it skip
+ * locks (FI_THREAD_DOMAIN).  2.x callers are not answered with the
+ * deprecated FI_THREAD_FID or FI_THREAD_ENDPOINT: srd's FI_THREAD_SAFE
+ * asks less of them. */
+static int attr_threading(uint32_t version, enum fi_threading want,
+			  enum fi_threading *out)
 {
+	if (SRD_THREAD_DEPRECATED(version, want)) {
+		*out = FI_THREAD_SAFE;
+		return 0;
+	}
 	switch (want) {
 	case FI_THREAD_UNSPEC:
 		*out = FI_THREAD_SAFE;
@@ -140,8 +165,22 @@ static int attr_threading(enum fi_threading want, enum fi_threading *out)
 	}
 }
 
-static int attr_progress(enum fi_progress want, enum fi_progress *out)
+/* FI_PROGRESS_CONTROL_UNIFIED (2.x, control progress only): the caller
+ * serializes control and data calls.  srd's control calls are thread
+ * safe and synchronous anyway, so it is accepted and echoed. */
+static int attr_progress(uint32_t version, bool control,
+			 enum fi_progress want, enum fi_progress *out)
 {
+#if HAVE_DECL_FI_PROGRESS_CONTROL_UNIFIED
+	if (control && want == FI_PROGRESS_CONTROL_UNIFIED &&
+	    srd_api_ge(version, 2, 0)) {
+		*out = want;
+		return 0;
+	}
+#else
+	(void) version;
+	(void) control;
+#endif
 	switch (want) {
 	case FI_PROGRESS_UNSPEC:
 	case FI_PROGRESS_MANUAL:
@@ -156,6 +195,50 @@ static int attr_progress(enum fi_progress want, enum fi_progress *out)
 	default:
 		return -FI_ENODATA;
 	}
+}
+
+/* Domain attributes added after API 1.17: written for callers whose
+ * structure has them (the core allocates the caller's fi_info, sized
+ * for the runtime, which is at least the caller's version). */
+static void attr_domain_fill_since_1_17(uint32_t version,
+					struct fi_domain_attr *out)
+{
+#if HAVE_STRUCT_FI_DOMAIN_ATTR_MAX_EP_AUTH_KEY
+	if (srd_api_ge(version, 1, 20))
+		out->max_ep_auth_key = 0;	/* no authorization keys */
+#endif
+#if HAVE_STRUCT_FI_DOMAIN_ATTR_MAX_GROUP_ID
+	if (srd_api_ge(version, 2, 0))
+		out->max_group_id = 0;		/* no peer groups */
+#endif
+#if HAVE_STRUCT_FI_DOMAIN_ATTR_MAX_CNTR_VALUE && \
+    HAVE_STRUCT_FI_DOMAIN_ATTR_MAX_ERR_CNTR_VALUE
+	if (srd_api_ge(version, 2, 5)) {
+		out->max_cntr_value = UINT64_MAX;
+		out->max_err_cntr_value = UINT64_MAX;
+	}
+#endif
+	(void) version;
+	(void) out;
+}
+
+/* ... and read from hints only when the caller's structure has them. */
+static int attr_domain_since_1_17(uint32_t version,
+				  const struct fi_domain_attr *want)
+{
+#if HAVE_STRUCT_FI_DOMAIN_ATTR_MAX_EP_AUTH_KEY
+	if (srd_api_ge(version, 1, 20) && want->max_ep_auth_key)
+		return -FI_ENODATA;
+#endif
+#if HAVE_STRUCT_FI_DOMAIN_ATTR_MAX_GROUP_ID
+	if (srd_api_ge(version, 2, 0) && want->max_group_id)
+		return -FI_ENODATA;
+#endif
+	/* max_cntr_value, max_err_cntr_value: srd's are UINT64_MAX, no
+	 * request exceeds them. */
+	(void) version;
+	(void) want;
+	return 0;
 }
 
 static int attr_domain(uint32_t version, const struct fi_domain_attr *want,
@@ -182,6 +265,7 @@ static int attr_domain(uint32_t version, const struct fi_domain_attr *want,
 	out->mr_iov_limit = SRD_IOV_LIMIT;
 	out->mr_cnt = 1 << 20;
 	out->caps = FI_LOCAL_COMM | FI_REMOTE_COMM;
+	attr_domain_fill_since_1_17(version, out);
 	if (!out->name)
 		return -FI_ENOMEM;
 	ret = attr_mr_mode(version, caps, want ? want->mr_mode : 0,
@@ -190,10 +274,13 @@ static int attr_domain(uint32_t version, const struct fi_domain_attr *want,
 		return ret;
 	if (want->name && strcmp(want->name, iface->name))
 		return -FI_ENODATA;
-	if ((ret = attr_threading(want->threading, &out->threading)) ||
-	    (ret = attr_progress(want->control_progress,
+	if ((ret = attr_threading(version, want->threading,
+				  &out->threading)) ||
+	    (ret = attr_progress(version, true, want->control_progress,
 				 &out->control_progress)) ||
-	    (ret = attr_progress(want->data_progress, &out->data_progress)))
+	    (ret = attr_progress(version, false, want->data_progress,
+				 &out->data_progress)) ||
+	    (ret = attr_domain_since_1_17(version, want)))
 		return ret;
 	if (want->resource_mgmt == FI_RM_DISABLED)
 		out->resource_mgmt = FI_RM_DISABLED;
@@ -211,13 +298,20 @@ static int attr_domain(uint32_t version, const struct fi_domain_attr *want,
 	return 0;
 }
 
-static int attr_tx(const struct fi_tx_attr *want, uint64_t caps,
-		   struct fi_tx_attr *out)
+/* comp_order is deprecated in 2.0 ("set to 0"): 2.x callers' values are
+ * ignored; 1.x callers asking for any completion order are refused. */
+static bool attr_comp_order_ok(uint32_t version, uint64_t want)
+{
+	return srd_api_ge(version, 2, 0) || !(want & ~SRD_ORDER_NONE);
+}
+
+static int attr_tx(uint32_t version, const struct fi_tx_attr *want,
+		   uint64_t caps, struct fi_tx_attr *out)
 {
 	out->caps = caps & (FI_MSG | FI_TAGGED | FI_SEND | FI_RMA | FI_ATOMIC |
 			    FI_READ | FI_WRITE);
 	out->msg_order = SRD_MSG_ORDER;
-	out->comp_order = FI_ORDER_NONE;
+	out->comp_order = SRD_ORDER_NONE;
 	out->inject_size = srd_params.inject_size;
 	out->size = SRD_TX_SIZE_DEFAULT;
 	out->iov_limit = SRD_IOV_LIMIT;
@@ -226,7 +320,7 @@ static int attr_tx(const struct fi_tx_attr *want, uint64_t caps,
 		return 0;
 	if ((want->op_flags & ~SRD_TX_OP_FLAGS) ||
 	    (want->msg_order & ~SRD_MSG_ORDER) ||
-	    (want->comp_order & ~FI_ORDER_NONE) ||
+	    !attr_comp_order_ok(version, want->comp_order) ||
 	    want->inject_size > out->inject_size ||
 	    want->size > SRD_SIZE_MAX || want->iov_limit > SRD_IOV_LIMIT ||
 	    want->rma_iov_limit > out->rma_iov_limit)
@@ -238,14 +332,14 @@ static int attr_tx(const struct fi_tx_attr *want, uint64_t caps,
 	return 0;
 }
 
-static int attr_rx(const struct fi_rx_attr *want, uint64_t caps,
-		   struct fi_rx_attr *out)
+static int attr_rx(uint32_t version, const struct fi_rx_attr *want,
+		   uint64_t caps, struct fi_rx_attr *out)
 {
-	out->caps = caps & (FI_MSG | FI_TAGGED | FI_RECV | FI_DIRECTED_RECV |
+	out->caps = caps & (FI_MSG | FI_TAGGED | FI_RECV | SRD_DIRECTED_CAPS |
 			    FI_SOURCE | FI_MULTI_RECV | FI_RMA | FI_ATOMIC |
 			    FI_REMOTE_READ | FI_REMOTE_WRITE | FI_RMA_EVENT);
 	out->msg_order = SRD_MSG_ORDER;
-	out->comp_order = FI_ORDER_NONE;
+	out->comp_order = SRD_ORDER_NONE;
 	out->total_buffered_recv = 0;
 	out->size = SRD_RX_SIZE_DEFAULT;
 	out->iov_limit = SRD_IOV_LIMIT;
@@ -253,7 +347,7 @@ static int attr_rx(const struct fi_rx_attr *want, uint64_t caps,
 		return 0;
 	if ((want->op_flags & ~SRD_RX_OP_FLAGS) ||
 	    (want->msg_order & ~SRD_MSG_ORDER) ||
-	    (want->comp_order & ~FI_ORDER_NONE) ||
+	    !attr_comp_order_ok(version, want->comp_order) ||
 	    want->size > SRD_SIZE_MAX || want->iov_limit > SRD_IOV_LIMIT)
 		return -FI_ENODATA;
 	out->op_flags = want->op_flags;
@@ -341,7 +435,7 @@ int srd_info_build(uint32_t version, const struct fi_info *hints,
 
 	if (!info)
 		return -FI_ENOMEM;
-	ret = attr_caps(hints ? hints->caps : 0, &caps);
+	ret = attr_caps(version, hints ? hints->caps : 0, &caps);
 	if (!ret)
 		caps = attr_caps_fit_mr(version, hints, caps);
 	if (!ret)
@@ -356,10 +450,10 @@ int srd_info_build(uint32_t version, const struct fi_info *hints,
 		ret = attr_fabric(hints ? hints->fabric_attr : NULL, iface,
 				  info->fabric_attr);
 	if (!ret)
-		ret = attr_tx(hints ? hints->tx_attr : NULL, caps,
+		ret = attr_tx(version, hints ? hints->tx_attr : NULL, caps,
 			      info->tx_attr);
 	if (!ret)
-		ret = attr_rx(hints ? hints->rx_attr : NULL, caps,
+		ret = attr_rx(version, hints ? hints->rx_attr : NULL, caps,
 			      info->rx_attr);
 	if (!ret)
 		ret = attr_src_addr(info, iface, NULL);

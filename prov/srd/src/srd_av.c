@@ -245,7 +245,9 @@ static int av_lookup(struct fid_av *fid, fi_addr_t fi_addr, void *addr,
 	srd_domain_lock(av->dom);
 	wa = srd_av_addr(av, fi_addr);
 	if (!wa) {
-		ret = -FI_ENOENT;
+		/* unset, removed or out of bounds: fi_av(3) of 2.x says
+		 * -FI_EINVAL; 1.x leaves it unsaid */
+		ret = -FI_EINVAL;
 		goto out;
 	}
 	given = *addrlen;

@@ -163,6 +163,33 @@ static ssize_t cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
 	return cq_readfrom(cq_fid, buf, count, NULL);
 }
 
+/* The caller's entry is as long as its API version made it: up to
+ * err_data before 1.5, up to err_data_size before 1.20, with src_addr
+ * after (srd reports none: FI_ADDR_NOTAVAIL).  Never more is written. */
+static void cq_err_copy(uint32_t api, struct fi_cq_err_entry *buf,
+			const struct fi_cq_err_entry *err)
+{
+	void *err_data = buf->err_data;	/* the caller's buffer */
+	size_t len = offsetof(struct fi_cq_err_entry, err_data_size);
+
+	if (!srd_api_ge(api, 1, 5)) {
+		memcpy(buf, err, len);
+		return;
+	}
+	len += sizeof(buf->err_data_size);
+#if HAVE_STRUCT_FI_CQ_ERR_ENTRY_SRC_ADDR
+	if (srd_api_ge(api, 1, 20))
+		len = sizeof(*buf);
+#endif
+	memcpy(buf, err, len);
+	buf->err_data = err_data;
+	buf->err_data_size = 0;		/* no provider error data */
+#if HAVE_STRUCT_FI_CQ_ERR_ENTRY_SRC_ADDR
+	if (srd_api_ge(api, 1, 20))
+		buf->src_addr = FI_ADDR_NOTAVAIL;
+#endif
+}
+
 static ssize_t cq_readerr(struct fid_cq *cq_fid, struct fi_cq_err_entry *buf,
 			  uint64_t flags)
 {
@@ -179,17 +206,7 @@ static ssize_t cq_readerr(struct fid_cq *cq_fid, struct fi_cq_err_entry *buf,
 	if (!e)
 		return -FI_EAGAIN;
 	err = srd_container_of(e, struct srd_cq_err, entry);
-	/* Before API 1.5 the entry had no err_data_size: copy no more. */
-	if (FI_VERSION_GE(api, FI_VERSION(1, 5))) {
-		void *err_data = buf->err_data;	/* the caller's buffer */
-
-		*buf = err->err;
-		buf->err_data = err_data;
-		buf->err_data_size = 0;	/* no provider error data */
-	} else {
-		memcpy(buf, &err->err, offsetof(struct fi_cq_err_entry,
-						err_data_size));
-	}
+	cq_err_copy(api, buf, &err->err);
 	free(err);
 	return 1;
 }

@@ -620,9 +620,32 @@ static int ep_init_pools(struct srd_ep *ep)
 	return ret;
 }
 
+/*
+ * Which receives use their source address.  FI_DIRECTED_RECV: all.  From
+ * API 2.0, FI_TAGGED_DIRECTED_RECV: tagged ones only (untagged receives
+ * ignore it); FI_EXACT_DIRECTED_RECV: alone, all; with the tagged
+ * variant, tagged ones; either way FI_ADDR_UNSPEC is refused there.  To
+ * a 1.x caller bits 45 and 48 are not these capabilities.
+ */
+static void ep_init_directed(struct srd_ep *ep)
+{
+	uint64_t caps = ep->caps;
+
+	if (!srd_api_ge(ep->dom->api_version, 2, 0))
+		caps &= ~(SRD_TAGGED_DIRECTED_RECV | SRD_EXACT_DIRECTED_RECV);
+	ep->directed_msg = (caps & FI_DIRECTED_RECV) ||
+			   ((caps & SRD_EXACT_DIRECTED_RECV) &&
+			    !(caps & SRD_TAGGED_DIRECTED_RECV));
+	ep->directed_tagged = caps & (FI_DIRECTED_RECV |
+				      SRD_TAGGED_DIRECTED_RECV |
+				      SRD_EXACT_DIRECTED_RECV);
+	ep->directed_exact = caps & SRD_EXACT_DIRECTED_RECV;
+}
+
 static void ep_init_attrs(struct srd_ep *ep, const struct fi_info *info)
 {
 	ep->caps = info->caps;
+	ep_init_directed(ep);
 	ep->tx_size = info->tx_attr ? info->tx_attr->size : SRD_TX_SIZE_DEFAULT;
 	ep->rx_size = info->rx_attr ? info->rx_attr->size : SRD_RX_SIZE_DEFAULT;
 	ep->tx_op_flags = info->tx_attr ? info->tx_attr->op_flags : 0;

@@ -79,7 +79,7 @@ static int mr_new_key(struct srd_domain *dom, uint64_t requested,
 		      uint64_t *key)
 {
 	int mode = dom->info->domain_attr->mr_mode;
-	bool prov_key = (mode & FI_MR_PROV_KEY) || mode == FI_MR_BASIC;
+	bool prov_key = (mode & FI_MR_PROV_KEY) || mode == SRD_MR_BASIC;
 
 	if (!prov_key) {
 		if (srd_hmap_find(&dom->mr_map, requested))
@@ -103,12 +103,15 @@ static int mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
 
 	if (fid->fclass != FI_CLASS_DOMAIN || !attr || !mr_fid)
 		return -FI_EINVAL;
+	/* First: with FI_MR_DMABUF (API 1.20) mr_iov is not an iovec.  Only
+	 * the fields of API 1.17 are read; later ones (hmem_data, page_size,
+	 * base_mr) are absent from older callers' structures. */
+	if (flags)
+		return -FI_EBADFLAGS;
 	if (attr->iov_count > SRD_IOV_LIMIT || (attr->iov_count && !attr->mr_iov))
 		return -FI_EINVAL;
 	if (attr->access & ~SRD_MR_ACCESS_ALL)
 		return -FI_EINVAL;
-	if (flags)
-		return -FI_EBADFLAGS;
 	if (attr->iface != FI_HMEM_SYSTEM)
 		return -FI_ENOSYS;
 	mr = calloc(1, sizeof(*mr));

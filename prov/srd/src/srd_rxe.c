@@ -356,10 +356,14 @@ ssize_t srd_rxe_post(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 		return -FI_EINVAL;
 	if (tagged)
 		flags &= ~FI_MULTI_RECV;	/* untagged receives only */
-	if ((ep->caps & FI_DIRECTED_RECV) && msg->addr != FI_ADDR_UNSPEC) {
-		src = srd_ep_peer(ep, msg->addr);
-		if (!src)
+	if (tagged ? ep->directed_tagged : ep->directed_msg) {
+		if (msg->addr != FI_ADDR_UNSPEC) {
+			src = srd_ep_peer(ep, msg->addr);
+			if (!src)
+				return -FI_EINVAL;
+		} else if (ep->directed_exact) {
 			return -FI_EINVAL;
+		}
 	}
 	if (tagged && (flags & FI_PEEK))
 		return rxe_peek(ep, msg, flags, src);

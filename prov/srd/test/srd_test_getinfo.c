@@ -87,7 +87,7 @@ Test(getinfo, unsupported_requests_get_enodata)
 	hints->addr_format = FI_ADDR_STR;
 	get(FI_VERSION(1, 17), NULL, NULL, 0, -FI_ENODATA);
 	hints->addr_format = FI_FORMAT_UNSPEC;
-	hints->tx_attr->msg_order = FI_ORDER_STRICT;
+	hints->tx_attr->msg_order = 0x1ff;	/* FI_ORDER_STRICT (deprecated in 2.0) */
 	get(FI_VERSION(1, 17), NULL, NULL, 0, -FI_ENODATA);
 	hints->tx_attr->msg_order = 0;
 	hints->domain_attr->cq_data_size = 16;
@@ -154,7 +154,7 @@ Test(getinfo, mr_mode_without_rma_is_zero)
 	info = get(FI_VERSION(1, 17), NULL, NULL, 0, 0);
 	cr_assert_eq(info->domain_attr->mr_mode, 0);
 	fi_freeinfo(info);
-	hints->domain_attr->mr_mode = FI_MR_BASIC;
+	hints->domain_attr->mr_mode = 1 << 0;	/* FI_MR_BASIC (deprecated in 2.0) */
 	info = get(FI_VERSION(1, 4), NULL, NULL, 0, 0);
 	cr_assert_eq(info->domain_attr->mr_mode, 0);
 	fi_freeinfo(info);

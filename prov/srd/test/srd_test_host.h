@@ -1,7 +1,7 @@
 /*
  * srd_test_host.h: one srd endpoint with its own fabric, domain, AV and
  * CQ (tagged format) and the stats extension, for the tests that need a
- * few of them (forge, bounds, fork).  Criterion asserts on any failure.
+ * few of them (forge, bounds, fork, api).  Criterion asserts on any failure.
  */
 #ifndef SRD_TEST_HOST_H
 #define SRD_TEST_HOST_H
@@ -29,7 +29,10 @@ struct bhost {
 	struct fi_srd_stats_ops *stats;
 };
 
-static inline void bhost_open(struct bhost *h, size_t tx_size, size_t cq_size)
+/* An endpoint for a caller of API `version` asking for `caps` (RMA
+ * ones with the mr_mode srd needs, except before 1.5). */
+static inline void bhost_open_v(struct bhost *h, uint32_t version,
+				uint64_t caps, size_t tx_size, size_t cq_size)
 {
 	struct fi_info *hints = fi_allocinfo();
 	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED,
@@ -41,12 +44,12 @@ static inline void bhost_open(struct bhost *h, size_t tx_size, size_t cq_size)
 	hints->fabric_attr->prov_name = strdup("srd");
 	hints->ep_attr->type = FI_EP_RDM;
 	hints->addr_format = FI_SOCKADDR_IN;
-	hints->caps = FI_MSG | FI_TAGGED | FI_RMA;
-	hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
-				      FI_MR_PROV_KEY;
+	hints->caps = caps;
+	if ((caps & (FI_RMA | FI_ATOMIC)) && version >= FI_VERSION(1, 5))
+		hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR |
+					      FI_MR_ALLOCATED | FI_MR_PROV_KEY;
 	hints->tx_attr->size = tx_size;
-	cr_assert_eq(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints,
-				&h->info), 0);
+	cr_assert_eq(fi_getinfo(version, NULL, NULL, 0, hints, &h->info), 0);
 	fi_freeinfo(hints);
 	/* the hint is a minimum; the endpoint takes what info says */
 	if (tx_size)
@@ -62,6 +65,12 @@ static inline void bhost_open(struct bhost *h, size_t tx_size, size_t cq_size)
 	cr_assert_eq(fi_getname(&h->ep->fid, h->addr, &len), 0);
 	cr_assert_eq(fi_open_ops(&h->ep->fid, FI_SRD_STATS_OPS_NAME, 0,
 				 (void **)&h->stats, NULL), 0);
+}
+
+static inline void bhost_open(struct bhost *h, size_t tx_size, size_t cq_size)
+{
+	bhost_open_v(h, FI_VERSION(1, 17), FI_MSG | FI_TAGGED | FI_RMA,
+		     tx_size, cq_size);
 }
 
 static inline void bhost_close(struct bhost *h)
