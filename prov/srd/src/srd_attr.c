@@ -106,7 +106,9 @@ static uint64_t attr_caps_fit_mr(uint32_t version, const struct fi_info *hints,
 /*
  * mr_mode, interpreted per the caller's API version: without FI_RMA or
  * FI_ATOMIC no registration is needed at all (0).  With them srd needs
- * VIRT_ADDR|ALLOCATED|PROV_KEY; FI_MR_LOCAL is accepted, never required;
+ * VIRT_ADDR|ALLOCATED|PROV_KEY; FI_MR_LOCAL is accepted and not returned
+ * (srd never needs local buffers registered: returning it would make the
+ * caller register them all, as MPICH and fi_info's hints offer it);
  * 0 means unspecified; FI_MR_BASIC stands for that set.  It is echoed
  * back to 1.x callers; 2.x deprecates it, so they get the bits it
  * stands for.
@@ -135,7 +137,7 @@ static int attr_mr_mode(uint32_t version, uint64_t caps, int want, int *out)
 	}
 	if ((want & SRD_MR_MODE_RMA) != SRD_MR_MODE_RMA)
 		return -FI_ENODATA;
-	*out = SRD_MR_MODE_RMA | (want & FI_MR_LOCAL);
+	*out = SRD_MR_MODE_RMA;
 	return 0;
 }
 
@@ -165,7 +167,7 @@ static int attr_threading(uint32_t version, enum fi_threading want,
 	}
 }
 
-/* FI_PROGRESS_CONTROL_UNIFIED (2.x, control progress only): the caller
+/* FI_PROGRESS_CONTROL_UNIFIED (API 1.21, control progress only): the caller
  * serializes control and data calls.  srd's control calls are thread
  * safe and synchronous anyway, so it is accepted and echoed. */
 static int attr_progress(uint32_t version, bool control,
@@ -173,7 +175,7 @@ static int attr_progress(uint32_t version, bool control,
 {
 #if HAVE_DECL_FI_PROGRESS_CONTROL_UNIFIED
 	if (control && want == FI_PROGRESS_CONTROL_UNIFIED &&
-	    srd_api_ge(version, 2, 0)) {
+	    srd_api_ge(version, 1, 21)) {
 		*out = want;
 		return 0;
 	}

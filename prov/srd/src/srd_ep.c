@@ -469,10 +469,37 @@ static ssize_t ep_cancel(fid_t fid, void *context)
 	return ret;
 }
 
+/* The per-operation size limits that API 1.22 lets a caller read (srd's
+ * are fixed: setting them is -FI_ENOPROTOOPT).  -1: not one of them. */
+static ssize_t ep_size_opt(const struct srd_ep *ep, int optname)
+{
+	switch (optname) {
+#if HAVE_DECL_FI_OPT_MAX_MSG_SIZE
+	case FI_OPT_MAX_MSG_SIZE:
+	case FI_OPT_MAX_TAGGED_SIZE:
+	case FI_OPT_MAX_RMA_SIZE:
+		return SRD_MAX_MSG_SIZE;
+	case FI_OPT_MAX_ATOMIC_SIZE:
+		return SRD_ATOMIC_MAX_BYTES;
+	case FI_OPT_INJECT_MSG_SIZE:
+	case FI_OPT_INJECT_TAGGED_SIZE:
+	case FI_OPT_INJECT_RMA_SIZE:
+		return ep->inject_size;
+	case FI_OPT_INJECT_ATOMIC_SIZE:
+		return ep->inject_size < SRD_ATOMIC_MAX_BYTES ?
+		       ep->inject_size : SRD_ATOMIC_MAX_BYTES;
+#endif
+	default:
+		(void) ep;
+		return -1;
+	}
+}
+
 static int ep_getopt(fid_t fid, int level, int optname, void *optval,
 		     size_t *optlen)
 {
 	struct srd_ep *ep = srd_container_of(fid, struct srd_ep, ep_fid.fid);
+	ssize_t size;
 
 	if (level != FI_OPT_ENDPOINT)
 		return -FI_ENOPROTOOPT;
@@ -484,7 +511,14 @@ static int ep_getopt(fid_t fid, int level, int optname, void *optval,
 		*optlen = sizeof(size_t);
 		return 0;
 	default:
-		return -FI_ENOPROTOOPT;
+		size = ep_size_opt(ep, optname);
+		if (size < 0)
+			return -FI_ENOPROTOOPT;
+		if (!optval || !optlen || *optlen < sizeof(size_t))
+			return -FI_EINVAL;
+		*(size_t *)optval = (size_t)size;
+		*optlen = sizeof(size_t);
+		return 0;
 	}
 }
 

@@ -334,4 +334,32 @@ Test(api, v2_exact_directed_recv_refuses_unspec)
 	cr_assert_eq(fi_cancel(&a.ep->fid, &ctx), 0);
 	bhost_close(&a);
 }
+/* The per-operation size options (API 1.22): readable, fixed. */
+Test(api, v2_size_options_are_readable)
+{
+	struct bhost a;
+	size_t v, len;
+
+	bhost_open_v(&a, FI_VERSION(2, 0), FI_MSG | FI_TAGGED | FI_RMA |
+		     FI_ATOMIC, 0, 0);
+	len = sizeof(v);
+	cr_assert_eq(fi_getopt(&a.ep->fid, FI_OPT_ENDPOINT,
+			       FI_OPT_MAX_MSG_SIZE, &v, &len), 0);
+	cr_assert_eq(v, a.info->ep_attr->max_msg_size);
+	cr_assert_eq(len, sizeof(v));
+	cr_assert_eq(fi_getopt(&a.ep->fid, FI_OPT_ENDPOINT,
+			       FI_OPT_INJECT_TAGGED_SIZE, &v, &len), 0);
+	cr_assert_eq(v, a.info->tx_attr->inject_size);
+	cr_assert_eq(fi_getopt(&a.ep->fid, FI_OPT_ENDPOINT,
+			       FI_OPT_INJECT_ATOMIC_SIZE, &v, &len), 0);
+	cr_assert(v > 0 && v <= a.info->tx_attr->inject_size);
+	len = 4;
+	cr_assert_eq(fi_getopt(&a.ep->fid, FI_OPT_ENDPOINT,
+			       FI_OPT_MAX_RMA_SIZE, &v, &len), -FI_EINVAL);
+	v = 1024;
+	cr_assert_eq(fi_setopt(&a.ep->fid, FI_OPT_ENDPOINT,
+			       FI_OPT_MAX_MSG_SIZE, &v, sizeof(v)),
+		     -FI_ENOPROTOOPT);
+	bhost_close(&a);
+}
 #endif /* FI_MAJOR_VERSION >= 2 */
