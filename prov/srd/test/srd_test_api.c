@@ -14,37 +14,11 @@
 #include <unistd.h>
 
 #include "srd_test_common.h"
+#include "srd_test_hints.h"
 #include "srd_test_host.h"
 
 #define HEADERS_API	FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION)
 #define SENTINEL	0xa5
-
-static struct fi_info *hints;
-
-static void setup(void)
-{
-	setenv("FI_SRD_IFACE", "lo", 1);
-	hints = fi_allocinfo();
-	cr_assert_not_null(hints);
-	hints->fabric_attr->prov_name = strdup("srd");
-	hints->ep_attr->type = FI_EP_RDM;
-}
-
-static void teardown(void)
-{
-	fi_freeinfo(hints);
-}
-
-static struct fi_info *get(uint32_t version, int expect)
-{
-	struct fi_info *info = NULL;
-	int ret = fi_getinfo(version, NULL, NULL, 0, hints, &info);
-
-	cr_assert_eq(ret, expect, "API %u.%u: fi_getinfo returned %d (%s), "
-		     "expected %d", FI_MAJOR(version), FI_MINOR(version), ret,
-		     fi_strerror(-ret), expect);
-	return info;
-}
 
 TestSuite(api, .init = setup, .fini = teardown, .timeout = 60);
 
@@ -52,12 +26,12 @@ TestSuite(api, .init = setup, .fini = teardown, .timeout = 60);
  * that version finds it, and is told the version it asked for. */
 Test(api, caller_of_the_headers_version_finds_srd)
 {
-	struct fi_info *info = get(HEADERS_API, 0);
+	struct fi_info *info = get(HEADERS_API, NULL, NULL, 0, 0);
 
 	cr_assert_eq(info->fabric_attr->api_version, HEADERS_API);
 	cr_assert_str_eq(info->fabric_attr->prov_name, "srd");
 	fi_freeinfo(info);
-	info = get(FI_VERSION(1, 17), 0);
+	info = get(FI_VERSION(1, 17), NULL, NULL, 0, 0);
 	cr_assert_eq(info->fabric_attr->api_version, FI_VERSION(1, 17));
 	fi_freeinfo(info);
 }
@@ -70,8 +44,8 @@ Test(api, bits_that_are_caps_only_in_2_0_are_refused_before)
 
 	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
 		hints->caps = FI_MSG | FI_TAGGED | bits[i];
-		get(FI_VERSION(1, 17), -FI_ENODATA);
-		get(FI_VERSION(1, 5), -FI_ENODATA);
+		get(FI_VERSION(1, 17), NULL, NULL, 0, -FI_ENODATA);
+		get(FI_VERSION(1, 5), NULL, NULL, 0, -FI_ENODATA);
 	}
 }
 
@@ -168,7 +142,7 @@ Test(api, v2_callers_get_no_deprecated_values)
 	hints->domain_attr->mr_mode = 1 << 0;		/* FI_MR_BASIC */
 	hints->domain_attr->threading = FI_THREAD_ENDPOINT;
 	hints->tx_attr->comp_order = 0x1ff;		/* FI_ORDER_STRICT */
-	info = get(FI_VERSION(2, 0), 0);
+	info = get(FI_VERSION(2, 0), NULL, NULL, 0, 0);
 	cr_assert_eq(info->domain_attr->mr_mode, FI_MR_VIRT_ADDR |
 		     FI_MR_ALLOCATED | FI_MR_PROV_KEY);
 	cr_assert_eq(info->domain_attr->threading, FI_THREAD_SAFE);
@@ -179,23 +153,23 @@ Test(api, v2_callers_get_no_deprecated_values)
 
 	/* A 1.x caller's FI_ORDER_STRICT completion order is refused, its
 	 * FI_MR_BASIC and FI_THREAD_ENDPOINT echoed. */
-	get(FI_VERSION(1, 17), -FI_ENODATA);
+	get(FI_VERSION(1, 17), NULL, NULL, 0, -FI_ENODATA);
 	hints->tx_attr->comp_order = 0;
-	info = get(FI_VERSION(1, 17), 0);
+	info = get(FI_VERSION(1, 17), NULL, NULL, 0, 0);
 	cr_assert_eq(info->domain_attr->mr_mode, 1 << 0);
 	cr_assert_eq(info->domain_attr->threading, FI_THREAD_ENDPOINT);
 	fi_freeinfo(info);
 
 	/* FI_THREAD_DOMAIN is returned as asked (MPICH requires it). */
 	hints->domain_attr->threading = FI_THREAD_DOMAIN;
-	info = get(FI_VERSION(2, 0), 0);
+	info = get(FI_VERSION(2, 0), NULL, NULL, 0, 0);
 	cr_assert_eq(info->domain_attr->threading, FI_THREAD_DOMAIN);
 	fi_freeinfo(info);
 }
 
 Test(api, v2_domain_attributes_are_filled_and_checked)
 {
-	struct fi_info *info = get(HEADERS_API, 0);
+	struct fi_info *info = get(HEADERS_API, NULL, NULL, 0, 0);
 
 	cr_assert_eq(info->domain_attr->max_ep_auth_key, 0);
 	cr_assert_eq(info->domain_attr->max_group_id, 0);
@@ -208,17 +182,17 @@ Test(api, v2_domain_attributes_are_filled_and_checked)
 #endif
 	fi_freeinfo(info);
 	hints->domain_attr->max_group_id = 1;		/* no peer groups */
-	get(HEADERS_API, -FI_ENODATA);
+	get(HEADERS_API, NULL, NULL, 0, -FI_ENODATA);
 	hints->domain_attr->max_group_id = 0;
 	hints->domain_attr->max_ep_auth_key = 1;	/* no auth keys */
-	get(HEADERS_API, -FI_ENODATA);
+	get(HEADERS_API, NULL, NULL, 0, -FI_ENODATA);
 	hints->domain_attr->max_ep_auth_key = 0;
 	hints->domain_attr->control_progress = FI_PROGRESS_CONTROL_UNIFIED;
-	info = get(HEADERS_API, 0);
+	info = get(HEADERS_API, NULL, NULL, 0, 0);
 	cr_assert_eq(info->domain_attr->control_progress,
 		     FI_PROGRESS_CONTROL_UNIFIED);
 	fi_freeinfo(info);
-	get(FI_VERSION(1, 17), -FI_ENODATA);	/* not a 1.x value */
+	get(FI_VERSION(1, 17), NULL, NULL, 0, -FI_ENODATA);	/* not a 1.x value */
 }
 
 Test(api, v2_directed_receive_variants_are_answered)
@@ -226,24 +200,24 @@ Test(api, v2_directed_receive_variants_are_answered)
 	struct fi_info *info;
 
 	hints->caps = FI_TAGGED | FI_TAGGED_DIRECTED_RECV;
-	info = get(FI_VERSION(2, 0), 0);
+	info = get(FI_VERSION(2, 0), NULL, NULL, 0, 0);
 	cr_assert_eq(info->caps & (FI_TAGGED_DIRECTED_RECV | FI_DIRECTED_RECV),
 		     FI_TAGGED_DIRECTED_RECV);
 	cr_assert(info->rx_attr->caps & FI_TAGGED_DIRECTED_RECV);
 	fi_freeinfo(info);
 	hints->caps = FI_MSG | FI_TAGGED | FI_EXACT_DIRECTED_RECV;
-	info = get(FI_VERSION(2, 0), 0);
+	info = get(FI_VERSION(2, 0), NULL, NULL, 0, 0);
 	cr_assert(info->caps & FI_EXACT_DIRECTED_RECV);
 	fi_freeinfo(info);
 	/* Not offered: tagged multi-receive; nor a directed receive without
 	 * an operation class. */
 	hints->caps = FI_TAGGED | FI_TAGGED_MULTI_RECV;
-	get(FI_VERSION(2, 0), -FI_ENODATA);
+	get(FI_VERSION(2, 0), NULL, NULL, 0, -FI_ENODATA);
 	hints->caps = FI_TAGGED_DIRECTED_RECV;
-	get(FI_VERSION(2, 0), -FI_ENODATA);
+	get(FI_VERSION(2, 0), NULL, NULL, 0, -FI_ENODATA);
 	/* Unasked, none is given. */
 	hints->caps = 0;
-	info = get(FI_VERSION(2, 0), 0);
+	info = get(FI_VERSION(2, 0), NULL, NULL, 0, 0);
 	cr_assert_eq(info->caps & (FI_TAGGED_DIRECTED_RECV |
 				   FI_EXACT_DIRECTED_RECV |
 				   FI_TAGGED_MULTI_RECV), 0);

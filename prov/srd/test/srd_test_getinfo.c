@@ -14,34 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct fi_info *hints;
-
-static void setup(void)
-{
-	setenv("FI_SRD_IFACE", "lo", 1);
-	hints = fi_allocinfo();
-	cr_assert_not_null(hints);
-	hints->fabric_attr->prov_name = strdup("srd");
-	hints->ep_attr->type = FI_EP_RDM;
-}
-
-static void teardown(void)
-{
-	fi_freeinfo(hints);
-}
-
-static struct fi_info *get(uint32_t version, const char *node,
-			   const char *service, uint64_t flags, int expect)
-{
-	struct fi_info *info = NULL;
-	int ret = fi_getinfo(version, node, service, flags, hints, &info);
-
-	cr_assert_eq(ret, expect, "fi_getinfo returned %d (%s), expected %d",
-		     ret, fi_strerror(-ret), expect);
-	if (!ret)
-		cr_assert_not_null(info);
-	return info;
-}
+#include "srd_test_hints.h"
 
 TestSuite(getinfo, .init = setup, .fini = teardown);
 
