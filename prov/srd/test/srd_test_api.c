@@ -36,6 +36,31 @@ Test(api, caller_of_the_headers_version_finds_srd)
 	fi_freeinfo(info);
 }
 
+/* API version 0 is no API version (MPICH's first probe passes it): it
+ * is answered as srd's own, so the answer's mr_mode names the bits RMA
+ * needs, which a 1.5+ caller can read, not 1.4's FI_MR_BASIC. */
+Test(api, version_0_is_answered_as_srds_own)
+{
+	struct fi_info *all = NULL, *info;
+	int n = 0;
+
+	/* NULL hints, as MPICH: every provider answers; find srd's */
+	cr_assert_eq(fi_getinfo(0, NULL, NULL, 0, NULL, &all), 0);
+	for (info = all; info; info = info->next) {
+		if (strcmp(info->fabric_attr->prov_name, "srd"))
+			continue;
+		cr_assert(info->caps & FI_RMA);
+		cr_assert_eq(info->domain_attr->mr_mode, FI_MR_VIRT_ADDR |
+			     FI_MR_ALLOCATED | FI_MR_PROV_KEY);
+		n++;
+	}
+	cr_assert_gt(n, 0, "srd did not answer API version 0");
+	fi_freeinfo(all);
+	info = get(FI_VERSION(1, 4), NULL, NULL, 0, 0);
+	cr_assert_eq(info->domain_attr->mr_mode, 1 << 0);	/* FI_MR_BASIC */
+	fi_freeinfo(info);
+}
+
 /* Before 2.0, bits 45 and 46 are memory-registration flags and bit 48
  * is FI_VARIABLE_MSG: none is a capability srd has. */
 Test(api, bits_that_are_caps_only_in_2_0_are_refused_before)
