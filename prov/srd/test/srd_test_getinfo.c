@@ -213,6 +213,59 @@ Test(getinfo, open_mpi_mtl_ofi_hints)
 	fi_freeinfo(info);
 }
 
+/* MPICH 4.x ch4:ofi (runtime capability checks, as for any provider it
+ * has no preset for): a first fi_getinfo at API version 0 with NULL
+ * hints; then its optimal hints with that answer's caps, retried with
+ * the answer's msg_order, then with its mr_mode. */
+Test(getinfo, mpich_ch4_ofi_hints)
+{
+	struct fi_info *all = NULL, *prov, *info;
+	const uint64_t need = FI_MSG | FI_MULTI_RECV | FI_TAGGED | FI_RMA |
+			      FI_ATOMIC | FI_DIRECTED_RECV;
+
+	cr_assert_eq(fi_getinfo(0, NULL, NULL, 0, NULL, &all), 0);
+	for (prov = all; prov; prov = prov->next)
+		if (!strcmp(prov->fabric_attr->prov_name, "srd"))
+			break;
+	cr_assert_not_null(prov, "srd not in the answer to NULL hints");
+	cr_assert_eq(prov->caps & need, need);
+
+	hints->caps = prov->caps;
+	hints->mode = FI_CONTEXT | FI_ASYNC_IOV | FI_RX_CQ_DATA | FI_CONTEXT2;
+	hints->domain_attr->mode = FI_RESTRICTED_COMP;
+	hints->domain_attr->threading = FI_THREAD_DOMAIN;
+	hints->domain_attr->data_progress = FI_PROGRESS_MANUAL;
+	hints->domain_attr->control_progress = FI_PROGRESS_MANUAL;
+	hints->domain_attr->resource_mgmt = FI_RM_ENABLED;
+	hints->domain_attr->av_type = FI_AV_TABLE;
+	hints->domain_attr->mr_mode = FI_MR_ENDPOINT;
+	hints->domain_attr->cq_data_size = 4;
+	hints->tx_attr->op_flags = FI_COMPLETION | FI_DELIVERY_COMPLETE;
+	hints->tx_attr->msg_order = FI_ORDER_SAS | FI_ORDER_ATOMIC_RAR |
+				    FI_ORDER_ATOMIC_RAW | FI_ORDER_ATOMIC_WAR |
+				    FI_ORDER_ATOMIC_WAW;
+	hints->rx_attr->msg_order = FI_ORDER_SAS;
+	hints->rx_attr->op_flags = FI_COMPLETION;
+	hints->ep_attr->mem_tag_format = 0x0fffffffffffffffULL;
+	/* atomic ordering and the missing RMA mr_mode bits: refused */
+	get(FI_VERSION(1, 17), NULL, NULL, 0, -FI_ENODATA);
+	hints->tx_attr->msg_order = prov->tx_attr->msg_order;
+	get(FI_VERSION(1, 17), NULL, NULL, 0, -FI_ENODATA);
+	hints->domain_attr->mr_mode = prov->domain_attr->mr_mode;
+	info = get(FI_VERSION(1, 17), NULL, NULL, 0, 0);
+	cr_assert_str_eq(info->fabric_attr->prov_name, "srd");
+	cr_assert_eq(info->caps & need, need);
+	cr_assert_eq(info->domain_attr->threading, FI_THREAD_DOMAIN);
+	cr_assert_eq(info->domain_attr->mr_mode, FI_MR_VIRT_ADDR |
+		     FI_MR_ALLOCATED | FI_MR_PROV_KEY);
+	cr_assert_eq(info->mode & ~hints->mode, 0);
+	cr_assert_eq(info->tx_attr->op_flags,
+		     FI_COMPLETION | FI_DELIVERY_COMPLETE);
+	cr_assert_geq(info->domain_attr->cq_data_size, 4);
+	fi_freeinfo(info);
+	fi_freeinfo(all);
+}
+
 Test(getinfo, nccl_sendrecv_hints)
 {
 	struct fi_info *info;
