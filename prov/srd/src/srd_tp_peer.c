@@ -233,6 +233,16 @@ static bool tp_hs_req_believed(struct srd_tp *tp, struct srd_tp_peer *peer,
 		return false;
 	if (!known || known == base->src_conn)
 		return true;
+	/* The claimant already answered a handshake of ours (an off-path
+	 * forger cannot: it never sees our session id): our send session
+	 * runs to it, it is the peer at this address now.  Its packets
+	 * refresh last_heard_ns too, so the quiet test below would refuse
+	 * it for as long as it talks to us (the soak: a client reusing a
+	 * killed one's port, to which the server was sending, waited out
+	 * the peer timeout). */
+	if (peer->tx_state == SRD_TP_TX_ACTIVE &&
+	    peer->tx_remote_conn == base->src_conn)
+		return true;
 	if (now - peer->last_heard_ns < SRD_TP_RESTART_QUIET_NS)
 		return false;
 	/* Quiet: ask it.  Believed once a probe went unanswered. */

@@ -521,6 +521,70 @@ Test(tp, restart_of_a_silent_peer_fails_sends_at_once)
 	teardown_all();
 }
 
+/* A peer restarts on the same address while we keep sending there: our
+ * new send session runs to the new incarnation (it answered our
+ * handshake), and its acks keep it "heard from".  Its own handshake must
+ * be believed at once all the same: it is the incarnation we already
+ * talk with.  (Found by the soak: a client reusing a killed client's
+ * port, to which the server was still sending, waited out the peer
+ * timeout and failed.) */
+Test(tp, restart_while_we_send_to_it_is_believed)
+{
+	const uint32_t n = 2100;
+	struct test_pkt *pkts = make_pkts(n, 64);
+	union srd_wire_addr a0 = node_addr(0), a1 = node_addr(1);
+	struct srd_tp_peer *to0, *to1;
+	uint64_t t0, next_send;
+	uint32_t next = 6;
+
+	setup_net(0, 0, 0);
+	node_open(0, 1, SRD_NS_PER_S);
+	node_open(1, 1, SRD_NS_PER_S);
+	/* incarnation A of node 0 sends: node 1 receives from A */
+	to1 = srd_tp_peer_get(&nodes[0].tp, &a1);
+	for (int i = 0; i < 5; i++)
+		srd_tp_send(&nodes[0].tp, to1, &pkts[i].tp);
+	while (nodes[0].acked < 5)
+		step(2);
+	/* A dies; B opens on its address.  Node 1 sends there: its new
+	 * send session is answered by B. */
+	node_close(0);
+	node_open(0, 1, SRD_NS_PER_S);
+	to0 = srd_tp_peer_get(&nodes[1].tp, &a0);
+	srd_tp_send(&nodes[1].tp, to0, &pkts[5].tp);
+	while (nodes[1].acked < 1 && srd_memnet_now(net) < SRD_NS_PER_S)
+		step(2);
+	cr_assert_eq(nodes[1].acked, 1);
+	/* B sends to node 1 while node 1 keeps sending to B, a packet a
+	 * millisecond (so B is never quiet for 5 ms). */
+	to1 = srd_tp_peer_get(&nodes[0].tp, &a1);
+	for (int i = 0; i < 5; i++)
+		srd_tp_send(&nodes[0].tp, to1, &pkts[n - 5 + i].tp);
+	t0 = next_send = srd_memnet_now(net);
+	while (nodes[0].acked + nodes[0].failed < 5 &&
+	       srd_memnet_now(net) - t0 < 2 * SRD_NS_PER_S &&
+	       next < n - 5) {
+		uint64_t now = srd_memnet_now(net);
+
+		while (next_send <= now && next < n - 5) {
+			srd_tp_send(&nodes[1].tp, to0, &pkts[next++].tp);
+			next_send += SRD_NS_PER_MS;
+		}
+		if (srd_memnet_next_event(net) > next_send)
+			srd_memnet_advance(net, next_send - now);
+		step(2);
+	}
+	cr_assert_eq(nodes[0].acked, 5, "B's packets: %u acked, %u failed",
+		     nodes[0].acked, nodes[0].failed);
+	cr_assert_lt(srd_memnet_now(net) - t0, 50 * SRD_NS_PER_MS,
+		     "B was believed only after %.1f ms",
+		     (srd_memnet_now(net) - t0) / 1e6);
+	for (uint32_t i = n - 5; i < n; i++)
+		cr_assert_eq(nodes[1].seen[i], 1);
+	free(pkts);
+	teardown_all();
+}
+
 /* Sends count packets from node `from` to node 1 (not started: the
  * caller steps). */
 static void send_burst(int from, int to, struct test_pkt *pkts,
