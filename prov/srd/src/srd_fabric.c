@@ -91,7 +91,7 @@ int srd_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 	}
 	pthread_mutex_init(&fab->lock, NULL);
 	fab->api_version = attr->api_version ? attr->api_version :
-			   SRD_API_VERSION;
+			   srd_api_unnamed();
 	fab->fabric_fid.fid.fclass = FI_CLASS_FABRIC;
 	fab->fabric_fid.fid.context = context;
 	fab->fabric_fid.fid.ops = &srd_fabric_fi_ops;

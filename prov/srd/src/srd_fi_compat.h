@@ -37,6 +37,17 @@ static inline bool srd_api_ge(uint32_t version, uint32_t maj, uint32_t min)
 	return version >= ((maj << 16) | min);
 }
 
+/* The API a caller naming none (version 0: MPICH's first probe) is
+ * answered in: srd's own, unless the running libfabric is older (a build
+ * against newer headers alone), whose structures are then the smaller
+ * ones. */
+static inline uint32_t srd_api_unnamed(void)
+{
+	uint32_t runtime = fi_version();
+
+	return runtime < SRD_API_VERSION ? runtime : SRD_API_VERSION;
+}
+
 /* mr_mode values of API 1.4 and earlier (deprecated in 2.0). */
 #define SRD_MR_UNSPEC		0
 #define SRD_MR_BASIC		(1 << 0)

@@ -290,11 +290,11 @@ int srd_getinfo(uint32_t version, const char *node, const char *service,
 	*info = NULL;
 	/* API version 0 names no API (MPICH's first probe, with NULL hints,
 	 * passes it and copies the answer's mr_mode into its next hints):
-	 * answered as srd's own API, not as 1.0-1.4, whose FI_MR_BASIC a
-	 * 1.5+ caller would read as "no virtual addresses, no provider
-	 * keys". */
+	 * answered as srd's own API (at most the runtime's), not as 1.0-1.4,
+	 * whose FI_MR_BASIC a 1.5+ caller would read as "no virtual
+	 * addresses, no provider keys". */
 	if (version < FI_VERSION(1, 0))
-		version = SRD_API_VERSION;
+		version = srd_api_unnamed();
 	ret = getinfo_addrs(node, service, flags, hints, &src, &has_src,
 			    &dest, &has_dest);
 	if (ret)

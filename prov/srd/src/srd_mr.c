@@ -104,15 +104,17 @@ static int mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
 	if (fid->fclass != FI_CLASS_DOMAIN || !attr || !mr_fid)
 		return -FI_EINVAL;
 	/* First: with FI_MR_DMABUF (API 1.20) mr_iov is not an iovec.  Only
-	 * the fields of API 1.17 are read; later ones (hmem_data, page_size,
-	 * base_mr) are absent from older callers' structures. */
+	 * fields the caller's API has are read: none added after 1.17
+	 * (hmem_data, page_size, base_mr), iface from 1.9. */
 	if (flags)
 		return -FI_EBADFLAGS;
 	if (attr->iov_count > SRD_IOV_LIMIT || (attr->iov_count && !attr->mr_iov))
 		return -FI_EINVAL;
 	if (attr->access & ~SRD_MR_ACCESS_ALL)
 		return -FI_EINVAL;
-	if (attr->iface != FI_HMEM_SYSTEM)
+	/* iface came with API 1.9: older callers' attributes end before */
+	if (srd_api_ge(dom->api_version, 1, 9) &&
+	    attr->iface != FI_HMEM_SYSTEM)
 		return -FI_ENOSYS;
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
