@@ -27,8 +27,6 @@
 #include <rdma/fabric.h>
 
 #define SRD_API_VERSION		FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION)
-#define SRD_API_AT_LEAST(maj, min) \
-	(SRD_API_VERSION >= FI_VERSION((maj), (min)))
 
 /* True when the caller speaks API maj.min or later.  (FI_VERSION_GE is
  * a signed comparison in 2.x headers.) */
@@ -51,7 +49,6 @@ static inline uint32_t srd_api_unnamed(void)
 /* mr_mode values of API 1.4 and earlier (deprecated in 2.0). */
 #define SRD_MR_UNSPEC		0
 #define SRD_MR_BASIC		(1 << 0)
-#define SRD_MR_SCALABLE		(1 << 1)
 
 /* "No ordering" (FI_ORDER_NONE, deprecated in 2.0) is plain 0. */
 #define SRD_ORDER_NONE		0ULL
@@ -62,9 +59,10 @@ static inline uint32_t srd_api_unnamed(void)
 /*
  * Capability bits 45, 46 and 48 changed meaning in API 2.0: before, 45
  * and 46 were memory-registration flags and 48 was FI_VARIABLE_MSG; from
- * 2.0 they are FI_TAGGED_DIRECTED_RECV, FI_TAGGED_MULTI_RECV and
- * FI_EXACT_DIRECTED_RECV.  With older headers they are 0 here, so the
- * code that answers them compiles away.
+ * 2.0 they are FI_TAGGED_DIRECTED_RECV, FI_TAGGED_MULTI_RECV (not
+ * offered, so refused like any unknown bit) and FI_EXACT_DIRECTED_RECV.
+ * With older headers the two srd answers are 0 here, so the code that
+ * answers them compiles away.
  */
 #if HAVE_DECL_FI_TAGGED_DIRECTED_RECV
 #define SRD_TAGGED_DIRECTED_RECV	FI_TAGGED_DIRECTED_RECV
@@ -75,11 +73,6 @@ static inline uint32_t srd_api_unnamed(void)
 #define SRD_EXACT_DIRECTED_RECV		FI_EXACT_DIRECTED_RECV
 #else
 #define SRD_EXACT_DIRECTED_RECV		0ULL
-#endif
-#if HAVE_DECL_FI_TAGGED_MULTI_RECV
-#define SRD_TAGGED_MULTI_RECV		FI_TAGGED_MULTI_RECV
-#else
-#define SRD_TAGGED_MULTI_RECV		0ULL
 #endif
 
 /* Threading models deprecated in 2.0, answered with FI_THREAD_SAFE there. */

@@ -541,11 +541,8 @@ Test(tp, restart_while_we_send_to_it_is_believed)
 	node_open(0, 1, SRD_NS_PER_S);
 	node_open(1, 1, SRD_NS_PER_S);
 	/* incarnation A of node 0 sends: node 1 receives from A */
-	to1 = srd_tp_peer_get(&nodes[0].tp, &a1);
-	for (int i = 0; i < 5; i++)
-		srd_tp_send(&nodes[0].tp, to1, &pkts[i].tp);
-	while (nodes[0].acked < 5)
-		step(2);
+	free(run_transfer(5, SRD_NS_PER_S));
+	cr_assert_eq(nodes[0].acked, 5);
 	/* A dies; B opens on its address.  Node 1 sends there: its new
 	 * send session is answered by B. */
 	node_close(0);
