@@ -261,10 +261,30 @@ static void tp_send_acks(struct srd_tp *tp)
 	}
 }
 
+/* The wire died (srd_wire.error): every send in flight or queued fails
+ * with its error now, not after the peer timeout. */
+static int tp_fail_dead_wire(struct srd_tp *tp)
+{
+	int failed = 0;
+
+	for (uint32_t i = 0; i < tp->npeers; i++) {
+		struct srd_tp_peer *peer = tp->peer_table[i];
+
+		if (peer && peer->tx_state != SRD_TP_TX_IDLE) {
+			srd_tp_peer_fail(tp, peer, tp->wire->error);
+			failed++;
+		}
+	}
+	return failed;
+}
+
 int srd_tp_progress(struct srd_tp *tp)
 {
 	int work = tp_poll_wire(tp);
 	uint64_t now = srd_tp_now(tp);
+
+	if (tp->wire->error)
+		work += tp_fail_dead_wire(tp);
 
 	tp->polled_ns = now;
 	/* A backlog of received datagrams may hold the acks a timer would

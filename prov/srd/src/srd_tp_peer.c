@@ -150,6 +150,12 @@ void srd_tp_hs_start(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
 	uint64_t now = srd_tp_now(tp);
 
+	/* a dead wire (its device is gone) fails sends at once */
+	if (tp->wire->error) {
+		srd_tp_peer_fail(tp, peer, tp->wire->error);
+		return;
+	}
+
 	if (peer->tx_state == SRD_TP_TX_IDLE) {
 		tp_tx_set_state(tp, peer, SRD_TP_TX_HS_SENT);
 		peer->tx_session = (uint32_t)srd_random_u64();

@@ -15,10 +15,29 @@
 #include <sys/uio.h>
 #include <netinet/in.h>
 
+/*
+ * An unreliable-datagram (verbs) endpoint: what a UD peer needs to send
+ * to it, in a fixed length.  The family is AF_IB; the "port" of this
+ * address (what the srd header's src_port carries) is the low 16 bits of
+ * the QP number.  Layout public in rdma/fi_ext_srd.h (FI_ADDR_IB_UD).
+ */
+#ifndef AF_IB
+#define AF_IB 27
+#endif
+struct srd_sockaddr_ud {
+	sa_family_t family;		/* AF_IB */
+	uint16_t reserved0;
+	uint32_t qpn;			/* the endpoint's receive QP */
+	uint32_t qkey;
+	uint32_t reserved1;
+	uint8_t gid[16];		/* port GID (RoCE: the IP address) */
+};
+
 union srd_wire_addr {
 	struct sockaddr sa;
 	struct sockaddr_in sin;
 	struct sockaddr_in6 sin6;
+	struct srd_sockaddr_ud ud;
 };
 
 /* Size of the address family's sockaddr; 0 for an unknown family. */
@@ -73,6 +92,10 @@ struct srd_wire {
 	uint32_t mtu;			/* largest datagram payload */
 	uint16_t npaths;
 	uint32_t rx_bytes;		/* receive buffering the kernel gave us */
+	/* 0, or a negative errno once the wire can never carry a datagram
+	 * again (its device went away): sticky; the transport fails every
+	 * send with it instead of waiting out peer timeouts. */
+	int error;
 };
 
 struct srd_wire_udp_attr {

@@ -1,6 +1,7 @@
 /*
  * srd_wire_addr.c: helpers on wire addresses (IPv4/IPv6 socket
- * addresses).  Pure functions; no sockets are touched here.
+ * addresses, and verbs UD addresses: GID + QP number).  Pure functions;
+ * no sockets or devices are touched here.
  */
 #include "config.h"
 #include "srd_wire.h"
@@ -17,6 +18,8 @@ size_t srd_wire_addr_len(const union srd_wire_addr *addr)
 		return sizeof(struct sockaddr_in);
 	case AF_INET6:
 		return sizeof(struct sockaddr_in6);
+	case AF_IB:
+		return sizeof(struct srd_sockaddr_ud);
 	default:
 		return 0;
 	}
@@ -32,26 +35,38 @@ int srd_wire_addr_same_host(const union srd_wire_addr *a,
 	if (a->sa.sa_family == AF_INET6)
 		return !memcmp(&a->sin6.sin6_addr, &b->sin6.sin6_addr,
 			       sizeof(a->sin6.sin6_addr));
+	if (a->sa.sa_family == AF_IB)
+		return !memcmp(a->ud.gid, b->ud.gid, sizeof(a->ud.gid));
 	return 0;
 }
 
 int srd_wire_addr_equal(const union srd_wire_addr *a,
 			const union srd_wire_addr *b)
 {
+	/* the Q_Key is the provider's constant: not part of the identity */
+	if (a->sa.sa_family == AF_IB)
+		return srd_wire_addr_same_host(a, b) && a->ud.qpn == b->ud.qpn;
 	return srd_wire_addr_same_host(a, b) &&
 	       srd_wire_addr_port(a) == srd_wire_addr_port(b);
 }
 
 uint16_t srd_wire_addr_port(const union srd_wire_addr *addr)
 {
+	if (addr->sa.sa_family == AF_IB)
+		return (uint16_t)(addr->ud.qpn & 0xffff);
 	if (addr->sa.sa_family == AF_INET6)
 		return ntohs(addr->sin6.sin6_port);
 	return ntohs(addr->sin.sin_port);
 }
 
+/* On a UD address the "port" is the QP number's low half: the srd
+ * header names it and the receiver checks it against the datagram's
+ * real source QP (the high bits come from there). */
 void srd_wire_addr_set_port(union srd_wire_addr *addr, uint16_t port)
 {
-	if (addr->sa.sa_family == AF_INET6)
+	if (addr->sa.sa_family == AF_IB)
+		addr->ud.qpn = (addr->ud.qpn & 0xffff0000u) | port;
+	else if (addr->sa.sa_family == AF_INET6)
 		addr->sin6.sin6_port = htons(port);
 	else
 		addr->sin.sin_port = htons(port);
@@ -63,6 +78,9 @@ uint64_t srd_wire_addr_hash(const union srd_wire_addr *addr)
 
 	if (addr->sa.sa_family == AF_INET)
 		return ((uint64_t)addr->sin.sin_addr.s_addr << 16) | port;
+	if (addr->sa.sa_family == AF_IB)
+		return srd_hash_bytes(addr->ud.gid, sizeof(addr->ud.gid)) ^
+		       addr->ud.qpn;
 	return srd_hash_bytes(&addr->sin6.sin6_addr,
 			      sizeof(addr->sin6.sin6_addr)) ^ port;
 }
@@ -72,7 +90,10 @@ const char *srd_wire_addr_str(const union srd_wire_addr *addr, char *buf,
 {
 	char ip[INET6_ADDRSTRLEN] = "?";
 
-	if (addr->sa.sa_family == AF_INET6) {
+	if (addr->sa.sa_family == AF_IB) {
+		inet_ntop(AF_INET6, addr->ud.gid, ip, sizeof(ip));
+		snprintf(buf, len, "[%s]/qp%u", ip, addr->ud.qpn);
+	} else if (addr->sa.sa_family == AF_INET6) {
 		inet_ntop(AF_INET6, &addr->sin6.sin6_addr, ip, sizeof(ip));
 		snprintf(buf, len, "[%s]:%u", ip, srd_wire_addr_port(addr));
 	} else {

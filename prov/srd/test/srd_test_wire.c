@@ -1,0 +1,582 @@
+/*
+ * srd_test_wire.c: the wire contract (srd_wire.h), checked the same way
+ * on every wire: the in-memory one, UDP on 127.0.0.1, the verbs wire on
+ * an emulated RoCE v2 port and an emulated InfiniBand port
+ * (srd_verbs_emu.c), and the verbs wire on a real device where
+ * libibverbs lists one (else SKIP, with the reason).  Then what only the
+ * verbs wire has: port discovery, an exhausted receive pool, QPs in
+ * error, a device that goes away (and the transport failing its sends
+ * at once), nothing left open after close.
+ */
+#include "config.h"
+#include "srd_tp.h"
+#include "srd_verbs.h"
+#ifdef HAVE_VERBS
+#include "srd_verbs_emu.h"
+#endif
+
+#include <criterion/criterion.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum wkind { W_MEM, W_UDP, W_EMU_ROCE, W_EMU_IB, W_HW };
+
+struct wpair {
+	enum wkind kind;
+	struct srd_memnet *net;
+	struct srd_wire *a, *b;
+};
+
+static struct wpair P;
+static uint32_t truncated;
+
+#ifdef HAVE_VERBS
+static const struct srd_emu_dev_attr emu_devs[] = {
+	{ .name = "emu_roce0", .roce_v2_ipv4 = true, .mtu = 4096, .host = 1 },
+	{ .name = "emu_ib0", .roce_v2_ipv4 = false, .mtu = 2048, .host = 2 },
+	{ .name = "emu_down0", .roce_v2_ipv4 = true, .mtu = 4096, .host = 3,
+	  .down = true },
+};
+#endif
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void open_verbs(const char *dev, uint16_t npaths, uint16_t nqps,
+		       uint32_t rx_depth)
+{
+	struct srd_verbs_port *ports;
+	int count;
+	struct srd_wire_verbs_attr attr = {
+		.npaths = npaths, .nqps = nqps, .rx_depth = rx_depth,
+		.tx_depth = 64,
+	};
+
+	cr_assert_eq(srd_verbs_port_list(dev, -1, &ports, &count), 0);
+	if (!count) {
+		free(ports);
+		cr_skip_test("no usable RDMA device: libibverbs lists no "
+			     "active port with a GID (ibv_devices)");
+	}
+	attr.port = &ports[0];
+	cr_assert_eq(srd_wire_verbs_open(&attr, &P.a), 0);
+	cr_assert_eq(srd_wire_verbs_open(&attr, &P.b), 0);
+	free(ports);
+}
+
+static void wpair_open(enum wkind kind, uint16_t npaths, uint32_t rx_depth)
+{
+	memset(&P, 0, sizeof(P));
+	P.kind = kind;
+	switch (kind) {
+	case W_MEM: {
+		struct srd_memnet_attr attr = {
+			.seed = 7, .delay_ns = 2000, .mtu = 4096,
+		};
+		union srd_wire_addr a, b;
+
+		memset(&a, 0, sizeof(a));
+		a.sin.sin_family = AF_INET;
+		a.sin.sin_addr.s_addr = htonl(0x0a000001);
+		a.sin.sin_port = htons(4000);
+		b = a;
+		b.sin.sin_addr.s_addr = htonl(0x0a000002);
+		cr_assert_eq(srd_memnet_open(&attr, &P.net), 0);
+		cr_assert_eq(srd_wire_mem_open(P.net, &a, npaths, &P.a), 0);
+		cr_assert_eq(srd_wire_mem_open(P.net, &b, npaths, &P.b), 0);
+		break;
+	}
+	case W_UDP: {
+		struct srd_wire_udp_attr attr = { .npaths = npaths };
+
+		attr.bind.sin.sin_family = AF_INET;
+		attr.bind.sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		attr.sockbuf_bytes = 4 << 20;
+		attr.mtu = 9000;
+		cr_assert_eq(srd_wire_udp_open(&attr, &P.a), 0);
+		cr_assert_eq(srd_wire_udp_open(&attr, &P.b), 0);
+		break;
+	}
+#ifdef HAVE_VERBS
+	case W_EMU_ROCE:
+	case W_EMU_IB:
+		srd_emu_init(3, emu_devs);
+		open_verbs(kind == W_EMU_ROCE ? "emu_roce0" : "emu_ib0",
+			   npaths, 4, rx_depth);
+		break;
+	case W_HW:
+		open_verbs(NULL, npaths, 4, rx_depth);
+		break;
+#else
+	default:
+		cr_skip_test("built --without-verbs (or without libibverbs)");
+#endif
+	}
+	cr_assert_eq(P.a->npaths, npaths);
+}
+
+static void wpair_close(void)
+{
+	if (P.a)
+		P.a->ops->close(P.a);
+	if (P.b)
+		P.b->ops->close(P.b);
+	if (P.net)
+		srd_memnet_close(P.net);
+#ifdef HAVE_VERBS
+	if (P.kind == W_EMU_ROCE || P.kind == W_EMU_IB) {
+		cr_expect_eq(srd_emu_live_objects(), 0,
+			     "%d emulated objects left open",
+			     srd_emu_live_objects());
+		srd_emu_fini();
+	}
+#endif
+	memset(&P, 0, sizeof(P));
+}
+
+/* One poll of w; the in-memory wire first moves its clock on. */
+static int wpoll(struct srd_wire *w, struct srd_wire_rx *rx, int n)
+{
+	if (P.net)
+		srd_memnet_advance(P.net, 10000);
+	return w->ops->poll(w, rx, n);
+}
+
+/* Datagram contents: [seq u32][path u16][len u16], then byte i = seq*7+i */
+static size_t fill(uint8_t *buf, uint32_t seq, uint16_t path, size_t len)
+{
+	uint16_t l16 = (uint16_t)len;
+
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (uint8_t)(seq * 7 + i);
+	if (len >= 8) {
+		memcpy(buf, &seq, 4);
+		memcpy(buf + 4, &path, 2);
+		memcpy(buf + 6, &l16, 2);
+	}
+	return len;
+}
+
+static void check(const struct srd_wire_rx *rx, uint32_t *seq_out)
+{
+	uint32_t seq;
+	uint16_t path, len;
+
+	cr_assert_geq(rx->len, 8, "datagram of %zu bytes", rx->len);
+	memcpy(&seq, rx->buf, 4);
+	memcpy(&path, (uint8_t *)rx->buf + 4, 2);
+	memcpy(&len, (uint8_t *)rx->buf + 6, 2);
+	cr_assert_eq(rx->len, len, "datagram %u: %zu bytes, sent %u", seq,
+		     rx->len, len);
+	for (size_t i = 8; i < rx->len; i++)
+		cr_assert_eq(((uint8_t *)rx->buf)[i], (uint8_t)(seq * 7 + i),
+			     "datagram %u byte %zu", seq, i);
+	*seq_out = seq;
+}
+
+/* The sender as the transport finds it: the datagram's source with the
+ * port the srd header names (the sender's address port). */
+static void check_source(const struct srd_wire_rx *rx,
+			 const struct srd_wire *from)
+{
+	union srd_wire_addr src = rx->src;
+	char s1[80], s2[80];
+
+	srd_wire_addr_set_port(&src, srd_wire_addr_port(&from->addr));
+	cr_assert(srd_wire_addr_equal(&src, &from->addr),
+		  "source %s is not the sender %s",
+		  srd_wire_addr_str(&rx->src, s1, sizeof(s1)),
+		  srd_wire_addr_str(&from->addr, s2, sizeof(s2)));
+	if (from->addr.sa.sa_family == AF_IB)
+		/* from any send QP: the immediate names the receive QP */
+		cr_assert_eq(rx->src.ud.qpn, from->addr.ud.qpn);
+}
+
+static int post_one(struct srd_wire *from, struct srd_wire *to,
+		    uint32_t seq, uint16_t path, size_t len, uint8_t *buf)
+{
+	struct iovec iov[2];
+	struct srd_wire_tx tx = { .dst = &to->addr, .path = path,
+				  .iov = iov };
+	size_t half = len / 3;
+
+	fill(buf, seq, path, len);
+	/* two pieces, as the transport posts header + payload */
+	iov[0].iov_base = buf;
+	iov[0].iov_len = half;
+	iov[1].iov_base = buf + half;
+	iov[1].iov_len = len - half;
+	tx.iovcnt = 2;
+	return from->ops->post(from, &tx, 1);
+}
+
+/* Polls `to` until `want` datagrams came or 3 s passed; marks seen[]. */
+static uint32_t drain(struct srd_wire *to, const struct srd_wire *from,
+		      uint8_t *seen, uint32_t nseen, uint32_t want)
+{
+	uint64_t end = mono_ns() + 3000000000ull;
+	uint32_t got = 0;
+
+	while (got < want && mono_ns() < end) {
+		struct srd_wire_rx rx[16];
+		int n = wpoll(to, rx, 16);
+
+		cr_assert_geq(n, 0);
+		for (int i = 0; i < n; i++) {
+			uint32_t seq;
+
+			/* UDP hands up a datagram longer than its buffers
+			 * (an oversize one) as zero bytes: malformed */
+			if (!rx[i].len && P.kind == W_UDP) {
+				truncated++;
+				continue;
+			}
+			check(&rx[i], &seq);
+			check_source(&rx[i], from);
+			cr_assert_lt(seq, nseen);
+			seen[seq]++;
+			got++;
+		}
+	}
+	return got;
+}
+
+/* --- the contract, on every wire --------------------------------------- */
+
+static void contract_delivers_intact(enum wkind kind)
+{
+	static const size_t sizes[] = { 8, 9, 64, 127, 128, 129, 1000 };
+	uint8_t *buf, seen[512] = { 0 };
+	uint32_t seq = 0, got;
+
+	wpair_open(kind, 8, 1024);
+	buf = malloc(P.a->mtu + 1);
+	for (uint16_t path = 0; path < 8; path++) {
+		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+			cr_assert_eq(post_one(P.a, P.b, seq++, path, sizes[s],
+					      buf), 1);
+		cr_assert_eq(post_one(P.a, P.b, seq++, path, P.a->mtu / 2,
+				      buf), 1);
+		cr_assert_eq(post_one(P.a, P.b, seq++, path, P.a->mtu, buf),
+			     1);
+	}
+	got = drain(P.b, P.a, seen, seq, seq);
+	cr_assert_eq(got, seq, "%u of %u datagrams arrived", got, seq);
+	for (uint32_t i = 0; i < seq; i++)
+		cr_assert_eq(seen[i], 1, "datagram %u seen %u times", i,
+			     seen[i]);
+	/* and the other way */
+	memset(seen, 0, sizeof(seen));
+	cr_assert_eq(post_one(P.b, P.a, 0, 3, 100, buf), 1);
+	cr_assert_eq(drain(P.a, P.b, seen, 1, 1), 1);
+	free(buf);
+	wpair_close();
+}
+
+static void contract_oversize_dropped(enum wkind kind)
+{
+	uint8_t *buf, seen[4] = { 0 };
+	struct srd_wire_rx rx[4];
+
+	wpair_open(kind, 2, 256);
+	buf = malloc(P.a->mtu + 64);
+	/* taken (a loss, not an error), never delivered */
+	cr_assert_eq(post_one(P.a, P.b, 0, 1, P.a->mtu + 8, buf), 1);
+	cr_assert_eq(post_one(P.a, P.b, 1, 1, 40, buf), 1);
+	cr_assert_eq(drain(P.b, P.a, seen, 4, 1), 1);
+	cr_assert_eq(seen[0], 0);
+	cr_assert_eq(seen[1], 1);
+	for (int i = 0; i < 20; i++)
+		cr_assert_eq(wpoll(P.b, rx, 4), 0, "an extra datagram");
+	cr_assert_leq(truncated, 1);
+	free(buf);
+	wpair_close();
+}
+
+static void contract_fd_signals(enum wkind kind)
+{
+	struct srd_wire_rx rx[4];
+	uint8_t buf[64], seen[2] = { 0 };
+	struct pollfd pfd;
+	int fd;
+
+	wpair_open(kind, 2, 256);
+	fd = P.b->ops->fd(P.b);
+	if (fd < 0) {
+		wpair_close();
+		cr_skip_test("this wire has no fd (virtual time)");
+	}
+	/* an empty poll returns 0 at once (and arms the fd) */
+	cr_assert_eq(wpoll(P.b, rx, 4), 0);
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	cr_assert_eq(poll(&pfd, 1, 0), 0, "readable with nothing sent");
+	cr_assert_eq(post_one(P.a, P.b, 0, 1, 64, buf), 1);
+	cr_assert_eq(poll(&pfd, 1, 2000), 1, "not readable with a datagram");
+	cr_assert_eq(drain(P.b, P.a, seen, 2, 1), 1);
+	wpair_close();
+}
+
+#define CONTRACT(name, fn)						\
+	Test(wire_mem, name, .timeout = 60) { fn(W_MEM); }		\
+	Test(wire_udp, name, .timeout = 60) { fn(W_UDP); }		\
+	Test(wire_verbs_emu_roce, name, .timeout = 60) { fn(W_EMU_ROCE); } \
+	Test(wire_verbs_emu_ib, name, .timeout = 60) { fn(W_EMU_IB); }	\
+	Test(wire_verbs_hw, name, .timeout = 60) { fn(W_HW); }
+
+CONTRACT(delivers_intact_from_the_sender_on_every_path,
+	 contract_delivers_intact)
+CONTRACT(oversize_datagram_is_a_loss_not_an_error, contract_oversize_dropped)
+CONTRACT(fd_is_readable_when_a_datagram_waits, contract_fd_signals)
+
+#ifdef HAVE_VERBS
+/* --- verbs only, on the emulated device --------------------------------- */
+
+Test(verbs_emu, discovery_picks_active_ports_and_the_best_gid, .timeout = 60)
+{
+	struct srd_verbs_port *ports;
+	int count;
+
+	srd_emu_init(3, emu_devs);
+	cr_assert_eq(srd_verbs_port_list(NULL, -1, &ports, &count), 0);
+	cr_assert_eq(count, 2, "the down port is not listed");
+	cr_assert_str_eq(ports[0].dev_name, "emu_roce0");
+	cr_assert_eq(ports[0].port, 1);
+	cr_assert_eq(ports[0].gid_index, 1, "RoCE v2 IPv4 entry preferred");
+	cr_assert(ports[0].roce && ports[0].roce_v2);
+	cr_assert_eq(ports[0].mtu, 4096);
+	cr_assert_eq(ports[0].gid[10], 0xff);
+	cr_assert_eq(ports[0].gid[15], 1);
+	cr_assert_str_eq(ports[1].dev_name, "emu_ib0");
+	cr_assert_eq(ports[1].gid_index, 0);
+	cr_assert(!ports[1].roce);
+	cr_assert_eq(ports[1].mtu, 2048);
+	free(ports);
+	cr_assert_eq(srd_verbs_port_list("emu_ib0,other", -1, &ports, &count),
+		     0);
+	cr_assert_eq(count, 1);
+	cr_assert_str_eq(ports[0].dev_name, "emu_ib0");
+	free(ports);
+	/* a forced GID index: the v1 link-local entry */
+	cr_assert_eq(srd_verbs_port_list("emu_roce0", 0, &ports, &count), 0);
+	cr_assert_eq(count, 1);
+	cr_assert_eq(ports[0].gid_index, 0);
+	cr_assert(!ports[0].roce_v2);
+	free(ports);
+	cr_assert_eq(srd_emu_live_objects(), 0);
+	srd_emu_fini();
+}
+
+Test(verbs_emu, address_is_fixed_length_gid_qpn_qkey, .timeout = 60)
+{
+	char s[80];
+
+	wpair_open(W_EMU_ROCE, 4, 64);
+	cr_assert_eq(srd_wire_addr_len(&P.a->addr), 32);
+	cr_assert_eq(P.a->addr.ud.family, AF_IB);
+	cr_assert_eq(P.a->addr.ud.qkey, SRD_VERBS_QKEY);
+	cr_assert_neq(P.a->addr.ud.qpn, P.b->addr.ud.qpn);
+	cr_assert(srd_wire_addr_same_host(&P.a->addr, &P.b->addr));
+	cr_assert(!srd_wire_addr_equal(&P.a->addr, &P.b->addr));
+	cr_assert_eq(P.a->mtu, 4096);
+	srd_wire_addr_str(&P.a->addr, s, sizeof(s));
+	cr_assert(strstr(s, "::ffff:10.0.0.1") != NULL, "%s", s);
+	wpair_close();
+}
+
+Test(verbs_emu, exhausted_receive_pool_drops_then_recovers, .timeout = 60)
+{
+	struct srd_emu_stats st;
+	uint8_t buf[256], seen[200] = { 0 };
+	struct srd_wire_rx rx[8];
+	uint32_t got;
+
+	wpair_open(W_EMU_ROCE, 2, 64);
+	/* 100 datagrams at a receiver that does not poll: 64 buffers */
+	for (uint32_t i = 0; i < 100; i++)
+		cr_assert_eq(post_one(P.a, P.b, i, (uint16_t)(i % 2), 200, buf),
+			     1);
+	srd_emu_get_stats(&st);
+	cr_assert_eq(st.drop_no_recv, 36, "dropped %lu",
+		     (unsigned long)st.drop_no_recv);
+	got = drain(P.b, P.a, seen, 200, 64);
+	cr_assert_eq(got, 64, "received %u", got);
+	for (int i = 0; i < 10; i++)
+		cr_assert_eq(wpoll(P.b, rx, 8), 0, "more than the pool held");
+	/* the pool is reposted: every later datagram arrives */
+	for (uint32_t i = 100; i < 200; i++) {
+		cr_assert_eq(post_one(P.a, P.b, i, 1, 200, buf), 1);
+		if (i % 32 == 31)
+			drain(P.b, P.a, seen, 200, 32);
+	}
+	drain(P.b, P.a, seen, 200, 4);
+	for (uint32_t i = 100; i < 200; i++)
+		cr_assert_eq(seen[i], 1, "datagram %u seen %u times", i,
+			     seen[i]);
+	srd_emu_get_stats(&st);
+	cr_assert_eq(st.drop_no_recv, 36);
+	cr_assert_eq(st.cq_overruns, 0);
+	wpair_close();
+}
+
+Test(verbs_emu, qps_in_error_are_reset_and_carry_on, .timeout = 60)
+{
+	uint8_t buf[256], seen[64] = { 0 };
+	struct srd_wire_rx rx[8];
+	struct srd_emu_stats st;
+	uint32_t got;
+
+	wpair_open(W_EMU_ROCE, 4, 64);
+	cr_assert_eq(post_one(P.a, P.b, 0, 0, 100, buf), 1);
+	cr_assert_eq(drain(P.b, P.a, seen, 64, 1), 1);
+	/* the receiver's QP fails: its buffers flush, an async event */
+	srd_emu_qp_error(P.b->addr.ud.qpn);
+	cr_assert_eq(post_one(P.a, P.b, 1, 0, 100, buf), 1);	/* lost */
+	usleep(2000);			/* the async check's interval */
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(wpoll(P.b, rx, 8), 0);
+	/* a send QP (path 1 of the sender) fails too */
+	srd_emu_qp_error(P.a->addr.ud.qpn + 1);
+	usleep(2000);
+	wpoll(P.a, rx, 8);
+	for (uint32_t i = 2; i < 34; i++)
+		cr_assert_eq(post_one(P.a, P.b, i, (uint16_t)(i % 4), 100, buf),
+			     1);
+	got = drain(P.b, P.a, seen, 64, 32);
+	cr_assert_eq(got, 32, "after the resets %u of 32 arrived", got);
+	for (uint32_t i = 2; i < 34; i++)
+		cr_assert_eq(seen[i], 1);
+	cr_assert_eq(seen[1], 0);
+	srd_emu_get_stats(&st);
+	cr_assert_eq(st.qp_errors, 2);
+	cr_assert_eq(P.a->error, 0);
+	cr_assert_eq(P.b->error, 0);
+	wpair_close();
+}
+
+Test(verbs_emu, send_queue_is_never_overrun, .timeout = 60)
+{
+	uint8_t buf[4096], seen[1] = { 0 };
+	struct srd_emu_stats st;
+
+	/* 5000 sends, never polling the sender: the wire reaps its send
+	 * completions itself; the emulation refuses a post to a full queue,
+	 * which the wire would count as a drop */
+	wpair_open(W_EMU_IB, 1, 64);
+	for (uint32_t i = 0; i < 5000; i++) {
+		cr_assert_eq(post_one(P.a, P.b, 0, 0, 1000, buf), 1);
+		if (i % 32 == 31)
+			drain(P.b, P.a, seen, 1, 32);
+	}
+	srd_emu_get_stats(&st);
+	cr_assert_eq(st.sent, 5000, "%lu of 5000 reached the device",
+		     (unsigned long)st.sent);
+	cr_assert_eq(st.drop_no_recv, 0);
+	cr_assert_eq(st.cq_overruns, 0);
+	wpair_close();
+}
+
+/* --- a dead device fails the transport's sends at once ------------------ */
+
+static uint32_t tp_done_ok, tp_done_err;
+static int tp_last_err;
+
+static int tp_recv(void *ctx, struct srd_tp_peer *peer, const uint8_t *pkt,
+		   size_t len)
+{
+	(void)ctx;
+	(void)peer;
+	(void)pkt;
+	(void)len;
+	return 0;
+}
+
+static void tp_done(void *ctx, struct srd_tp_pkt *pkt, int err)
+{
+	(void)ctx;
+	(void)pkt;
+	if (err) {
+		tp_done_err++;
+		tp_last_err = err;
+	} else {
+		tp_done_ok++;
+	}
+}
+
+static void tp_event(void *ctx, struct srd_tp_peer *peer,
+		     enum srd_tp_peer_event ev, int err)
+{
+	(void)ctx;
+	(void)peer;
+	(void)ev;
+	(void)err;
+}
+
+static const struct srd_tp_ops tp_ops = {
+	.recv = tp_recv, .done = tp_done, .peer_event = tp_event,
+};
+
+Test(verbs_emu, device_removal_fails_sends_at_once, .timeout = 30)
+{
+	struct srd_tp ta, tb;
+	struct srd_tp_cfg cfg;
+	struct srd_tp_pkt pkts[20];
+	uint8_t payload[100] = { 1 };
+	struct srd_tp_peer *peer;
+	uint64_t t0, end;
+
+	wpair_open(W_EMU_ROCE, 4, 256);
+	srd_tp_cfg_default(&cfg);
+	cfg.peer_timeout_ns = 20ull * 1000000000ull;	/* not what ends it */
+	cr_assert_eq(srd_tp_init(&ta, P.a, &cfg, &tp_ops, NULL), 0);
+	cr_assert_eq(srd_tp_init(&tb, P.b, &cfg, &tp_ops, NULL), 0);
+	for (int i = 0; i < 20; i++) {
+		srd_tp_pkt_init(&pkts[i], SRD_PKT_EAGER,
+				sizeof(struct srd_base_hdr));
+		pkts[i].iov[1].iov_base = payload;
+		pkts[i].iov[1].iov_len = sizeof(payload);
+		pkts[i].iovcnt = 2;
+		pkts[i].len += sizeof(payload);
+	}
+	peer = srd_tp_peer_get(&ta, &P.b->addr);
+	cr_assert_not_null(peer);
+	for (int i = 0; i < 10; i++)
+		srd_tp_send(&ta, peer, &pkts[i]);
+	end = mono_ns() + 5000000000ull;
+	while (tp_done_ok < 10 && mono_ns() < end) {
+		srd_tp_progress(&ta);
+		srd_tp_progress(&tb);
+	}
+	cr_assert_eq(tp_done_ok, 10, "before: %u of 10 acked", tp_done_ok);
+	srd_emu_device_remove("emu_roce0");
+	for (int i = 10; i < 15; i++)
+		srd_tp_send(&ta, peer, &pkts[i]);
+	t0 = mono_ns();
+	while (tp_done_err < 5 && mono_ns() - t0 < 5000000000ull) {
+		srd_tp_progress(&ta);
+		srd_tp_progress(&tb);
+	}
+	cr_assert_eq(tp_done_err, 5, "%u of 5 failed", tp_done_err);
+	cr_assert_eq(tp_last_err, -ENODEV);
+	cr_assert_eq(P.a->error, -ENODEV);
+	/* by the dead wire, long before the 20 s peer timeout would */
+	cr_assert_lt(mono_ns() - t0, 10000000000ull, "failing took %lu ms",
+		     (unsigned long)((mono_ns() - t0) / 1000000));
+	/* a new send fails at once too */
+	srd_tp_send(&ta, peer, &pkts[15]);
+	cr_assert_eq(tp_done_err, 6);
+	srd_tp_fini(&ta);
+	srd_tp_fini(&tb);
+	wpair_close();
+}
+#endif /* HAVE_VERBS */
