@@ -34,6 +34,7 @@
 #include "srd_pool.h"
 #include "srd_tp.h"
 #include "srd_wire.h"
+#include "srd_verbs.h"
 
 #define SRD_PROV_NAME		"srd"
 #define SRD_PROV_VERSION	FI_VERSION(0, 1)
@@ -83,20 +84,39 @@ struct srd_params {
 	int progress_idle_us;		/* app silence before the thread acts */
 	size_t sockbuf;			/* socket buffer bytes requested */
 	int max_peers;			/* transport peers per endpoint */
+	char *wire;			/* "auto", "udp" or "verbs" */
+	char *verbs_device;		/* comma-separated allow list */
+	int verbs_gid_index;		/* -1: srd picks */
+	int verbs_qps;			/* send QPs per endpoint */
+	int verbs_rx_depth;		/* posted receive buffers */
+	int verbs_tx_depth;		/* send slots per QP */
 };
 extern struct srd_params srd_params;
 
 /* --- interfaces (srd_iface.c) ------------------------------------------ */
+enum srd_wire_kind {
+	SRD_WIRE_UDP,
+	SRD_WIRE_VERBS,
+};
+
+/* A domain: an IP interface (the UDP wire) or an RDMA port (verbs). */
 struct srd_iface {
-	char name[64];
+	char name[64];			/* "eth0", or "mlx5_0:1" */
+	enum srd_wire_kind wire;
+	struct srd_verbs_port vport;	/* verbs: the port */
 	union srd_wire_addr addr;
 	union srd_wire_addr netmask;
-	char subnet[80];		/* "a.b.c.d/len": the fabric name */
+	char subnet[80];		/* the fabric name: "a.b.c.d/len";
+					 * verbs: "verbs:" + subnet or GID
+					 * prefix */
 	uint32_t mtu;
 	bool loopback;
 	int locality;			/* 0 = near this process's CPUs */
 };
 int srd_iface_list(struct srd_iface **ifaces, int *count);
+/* Which wire fi_getinfo offers (FI_SRD_WIRE, FI_SRD_IFACE, devices). */
+enum srd_wire_kind srd_iface_wire(int verbs_ports);
+uint32_t srd_domain_atomic_max(const struct srd_iface *iface);
 const struct srd_iface *srd_iface_find(const struct srd_iface *ifaces,
 				       int count, const char *name, int family);
 
@@ -131,6 +151,9 @@ struct srd_domain {
 	struct srd_hmap mr_map;		/* MR key -> srd_mr */
 	struct srd_progress *progress;
 	uint32_t api_version;
+	/* operand bytes one atomic carries: it is always one packet, so a
+	 * small verbs MTU makes it smaller (srd_domain_atomic_max) */
+	uint32_t atomic_max_bytes;
 };
 
 static inline void srd_domain_lock(struct srd_domain *dom)
@@ -301,8 +324,8 @@ int srd_mr_reg(struct fid *fid, const void *buf, size_t len, uint64_t access,
 	       struct fid_mr **mr, void *context);
 extern struct fi_ops_mr srd_mr_ops;
 /* fi_query_atomic (srd_atomic.c) */
-int srd_query_atomic(enum fi_datatype dt, enum fi_op op,
-		     struct fi_atomic_attr *attr, uint64_t flags);
+int srd_query_atomic(const struct srd_domain *dom, enum fi_datatype dt,
+		     enum fi_op op, struct fi_atomic_attr *attr, uint64_t flags);
 
 /* --- endpoint ------------------------------------------------------------ */
 enum srd_cntr_kind {

@@ -12,12 +12,12 @@
 #include <stdlib.h>
 
 /* Elements of dt one atomic carries; 0 when (op, dt) is not offered. */
-static size_t atomic_max_count(enum fi_op op, enum fi_datatype dt,
-			    enum srd_atomic_kind kind)
+static size_t atomic_max_count(const struct srd_domain *dom, enum fi_op op,
+			       enum fi_datatype dt, enum srd_atomic_kind kind)
 {
 	if (!srd_atomic_valid(op, dt, kind))
 		return 0;
-	return SRD_ATOMIC_MAX_BYTES / srd_atomic_dt_size(dt);
+	return dom->atomic_max_bytes / srd_atomic_dt_size(dt);
 }
 
 static size_t ioc_count(const struct fi_ioc *ioc, size_t n)
@@ -68,7 +68,7 @@ static int atomic_check(struct srd_ep *ep, const struct atomic_args *a,
 		return -FI_EBADFLAGS;
 	if (a->compare_count > SRD_IOV_LIMIT || a->result_count > SRD_IOV_LIMIT)
 		return -FI_EINVAL;
-	max = atomic_max_count(msg->op, msg->datatype, a->kind);
+	max = atomic_max_count(ep->dom, msg->op, msg->datatype, a->kind);
 	if (!max)
 		return -FI_EOPNOTSUPP;
 	*count = ioc_count(msg->msg_iov, msg->iov_count);
@@ -342,10 +342,11 @@ static ssize_t atomic_compwritemsg(struct fid_ep *ep_fid,
 
 /* --- valid ------------------------------------------------------------------ */
 
-static int atomic_valid_answer(enum fi_datatype dt, enum fi_op op,
+static int atomic_valid_answer(const struct srd_domain *dom,
+			       enum fi_datatype dt, enum fi_op op,
 			       enum srd_atomic_kind kind, size_t *count)
 {
-	size_t max = atomic_max_count(op, dt, kind);
+	size_t max = atomic_max_count(dom, op, dt, kind);
 
 	if (!max)
 		return -FI_EOPNOTSUPP;
@@ -357,27 +358,27 @@ static int atomic_valid_answer(enum fi_datatype dt, enum fi_op op,
 static int atomic_writevalid(struct fid_ep *ep, enum fi_datatype dt,
 			     enum fi_op op, size_t *count)
 {
-	(void)ep;
-	return atomic_valid_answer(dt, op, SRD_ATOMIC_BASE, count);
+	return atomic_valid_answer(srd_ep_of(ep)->dom, dt, op, SRD_ATOMIC_BASE,
+				   count);
 }
 
 static int atomic_readwritevalid(struct fid_ep *ep, enum fi_datatype dt,
 				 enum fi_op op, size_t *count)
 {
-	(void)ep;
-	return atomic_valid_answer(dt, op, SRD_ATOMIC_FETCH, count);
+	return atomic_valid_answer(srd_ep_of(ep)->dom, dt, op, SRD_ATOMIC_FETCH,
+				   count);
 }
 
 static int atomic_compwritevalid(struct fid_ep *ep, enum fi_datatype dt,
 				 enum fi_op op, size_t *count)
 {
-	(void)ep;
-	return atomic_valid_answer(dt, op, SRD_ATOMIC_COMPARE, count);
+	return atomic_valid_answer(srd_ep_of(ep)->dom, dt, op,
+				   SRD_ATOMIC_COMPARE, count);
 }
 
 /* fi_query_atomic: the same answers at domain level. */
-int srd_query_atomic(enum fi_datatype dt, enum fi_op op,
-		     struct fi_atomic_attr *attr, uint64_t flags)
+int srd_query_atomic(const struct srd_domain *dom, enum fi_datatype dt,
+		     enum fi_op op, struct fi_atomic_attr *attr, uint64_t flags)
 {
 	enum srd_atomic_kind kind = SRD_ATOMIC_BASE;
 	size_t count;
@@ -394,7 +395,7 @@ int srd_query_atomic(enum fi_datatype dt, enum fi_op op,
 		kind = SRD_ATOMIC_FETCH;
 	else if (flags & FI_COMPARE_ATOMIC)
 		kind = SRD_ATOMIC_COMPARE;
-	ret = atomic_valid_answer(dt, op, kind, &count);
+	ret = atomic_valid_answer(dom, dt, op, kind, &count);
 	if (ret)
 		return ret;
 	attr->size = srd_atomic_dt_size(dt);

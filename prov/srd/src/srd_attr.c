@@ -406,6 +406,13 @@ static int attr_addr_format(uint32_t want, const struct srd_iface *iface,
 	uint32_t native = iface->addr.sa.sa_family == AF_INET6 ?
 			  FI_SOCKADDR_IN6 : FI_SOCKADDR_IN;
 
+	/* a UD address (GID, QPN, Q_Key) is no socket address */
+	if (iface->wire == SRD_WIRE_VERBS) {
+		if (want != FI_FORMAT_UNSPEC && want != FI_ADDR_IB_UD)
+			return -FI_ENODATA;
+		*out = FI_ADDR_IB_UD;
+		return 0;
+	}
 	if (want == FI_FORMAT_UNSPEC || want == native ||
 	    want == FI_SOCKADDR) {
 		*out = want == FI_SOCKADDR ? FI_SOCKADDR : native;

@@ -62,8 +62,9 @@ static int domain_query_atomic(struct fid_domain *domain,
 			       enum fi_datatype datatype, enum fi_op op,
 			       struct fi_atomic_attr *attr, uint64_t flags)
 {
-	(void)domain;
-	return srd_query_atomic(datatype, op, attr, flags);
+	return srd_query_atomic(srd_container_of(domain, struct srd_domain,
+						 domain_fid),
+				datatype, op, attr, flags);
 }
 
 static int domain_query_collective(struct fid_domain *domain,
@@ -88,6 +89,23 @@ static struct fi_ops_domain srd_domain_ops = {
 	.query_collective = domain_query_collective,
 };
 
+/* Operand bytes an atomic carries (operands, compare values, fetched
+ * results: twice this at most) in one packet of this domain's MTU:
+ * SRD_ATOMIC_MAX_BYTES on UDP, less on a verbs port of 1 KiB MTU (RoCE on
+ * 1500-byte Ethernet) or smaller; a multiple of 16 (the largest
+ * datatype). */
+uint32_t srd_domain_atomic_max(const struct srd_iface *iface)
+{
+	uint32_t room, hdrs = (uint32_t)(sizeof(struct srd_base_hdr) +
+					  sizeof(struct srd_atomic_hdr));
+
+	if (iface->wire != SRD_WIRE_VERBS)
+		return SRD_ATOMIC_MAX_BYTES;
+	room = iface->mtu > hdrs ? (iface->mtu - hdrs) / 2 : 0;
+	room &= ~15u;
+	return room < SRD_ATOMIC_MAX_BYTES ? room : SRD_ATOMIC_MAX_BYTES;
+}
+
 /* The interface named by the info's domain name (or its source address). */
 static int domain_find_iface(const struct fi_info *info,
 			     struct srd_iface *out)
@@ -100,8 +118,9 @@ static int domain_find_iface(const struct fi_info *info,
 	if (ret)
 		return ret;
 	found = srd_iface_find(ifaces, count, info->domain_attr->name,
-			       info->addr_format == FI_SOCKADDR_IN6 ?
-			       AF_INET6 : AF_INET);
+			       info->addr_format == FI_SOCKADDR_IN6 ? AF_INET6 :
+			       info->addr_format == FI_ADDR_IB_UD ? AF_IB :
+			       AF_INET);
 	if (found)
 		*out = *found;
 	free(ifaces);
@@ -122,6 +141,8 @@ int srd_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	if (!dom)
 		return -FI_ENOMEM;
 	ret = domain_find_iface(info, &dom->iface);
+	if (!ret)
+		dom->atomic_max_bytes = srd_domain_atomic_max(&dom->iface);
 	if (!ret)
 		ret = srd_hmap_init(&dom->mr_map, 64);
 	if (!ret && !(dom->info = fi_dupinfo(info)))

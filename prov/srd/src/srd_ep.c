@@ -480,14 +480,14 @@ static ssize_t ep_size_opt(const struct srd_ep *ep, int optname)
 	case FI_OPT_MAX_RMA_SIZE:
 		return SRD_MAX_MSG_SIZE;
 	case FI_OPT_MAX_ATOMIC_SIZE:
-		return SRD_ATOMIC_MAX_BYTES;
+		return ep->dom->atomic_max_bytes;
 	case FI_OPT_INJECT_MSG_SIZE:
 	case FI_OPT_INJECT_TAGGED_SIZE:
 	case FI_OPT_INJECT_RMA_SIZE:
 		return ep->inject_size;
 	case FI_OPT_INJECT_ATOMIC_SIZE:
-		return ep->inject_size < SRD_ATOMIC_MAX_BYTES ?
-		       ep->inject_size : SRD_ATOMIC_MAX_BYTES;
+		return ep->inject_size < ep->dom->atomic_max_bytes ?
+		       ep->inject_size : ep->dom->atomic_max_bytes;
 #endif
 	default:
 		(void) ep;
@@ -592,12 +592,26 @@ int srd_ep_open_wire(struct srd_ep *ep, const union srd_wire_addr *addr)
 		.mtu = ep->dom->iface.mtu,
 		.sockbuf_bytes = (uint32_t)srd_params.sockbuf,
 	};
+	struct srd_wire_verbs_attr vattr = {
+		.port = &ep->dom->iface.vport,
+		.npaths = (uint16_t)srd_params.paths,
+		.nqps = (uint16_t)srd_params.verbs_qps,
+		.rx_depth = (uint32_t)srd_params.verbs_rx_depth,
+		.tx_depth = (uint32_t)srd_params.verbs_tx_depth,
+	};
 	struct srd_tp_cfg cfg;
 	struct srd_wire *wire;
-	int ret = srd_wire_open_override ?
-		  srd_wire_open_override(&attr, &wire) :
-		  srd_wire_udp_open(&attr, &wire);
+	int ret;
 
+	if (srd_wire_open_override)
+		ret = srd_wire_open_override(&attr, &wire);
+	else if (ep->dom->iface.wire == SRD_WIRE_VERBS)
+		/* the device picks the QP number: a name asking for one
+		 * cannot be given */
+		ret = addr->sa.sa_family != AF_IB || addr->ud.qpn ?
+		      -FI_EINVAL : srd_wire_verbs_open(&vattr, &wire);
+	else
+		ret = srd_wire_udp_open(&attr, &wire);
 	if (ret)
 		return ret;
 	srd_tp_cfg_default(&cfg);

@@ -1,8 +1,11 @@
 /*
- * srd_iface.c: the network interfaces srd can use: up, with an IPv4 or
- * IPv6 address, allowed by FI_SRD_IFACE; ordered by locality to this
- * process's CPUs (hwloc), non-loopback first and loopback last.
- * The fabric name is the interface's subnet, the domain name its name.
+ * srd_iface.c: the domains srd offers.  On the UDP wire, the network
+ * interfaces that are up, with an IPv4 or IPv6 address, allowed by
+ * FI_SRD_IFACE: the fabric name is the interface's subnet, the domain
+ * name its name.  On the verbs wire (FI_SRD_WIRE), the active RDMA ports
+ * (srd_verbs_port_list): domain "device:port", fabric "verbs:" and the
+ * subnet.  Ordered by locality to this process's CPUs and to the GPU
+ * FI_SRD_GPU_PCI names (hwloc), non-loopback first and loopback last.
  * Read-only on the system; allocates only the returned array.
  */
 #include "config.h"
@@ -119,21 +122,44 @@ static void iface_fill(struct srd_iface *iface, const struct ifaddrs *ifa)
 
 #ifdef HAVE_HWLOC
 /*
- * Network devices remote from this process's CPUs, found once: loading
- * the topology takes milliseconds and fi_getinfo may be called often.
+ * Where each network and RDMA device sits, found once: loading the
+ * topology takes milliseconds and fi_getinfo may be called often.
  * A device is remote when its non-I/O ancestor's CPUs do not intersect
- * the process's binding; devices without locality count as near.
+ * the process's binding (devices without locality count as near).  With
+ * FI_SRD_GPU_PCI naming a GPU, a device also gets a distance to it: 0
+ * under the same PCIe switch, 1 the same CPU package, 2 further.
  */
-#define SRD_REMOTE_IFACES_MAX 64
-static char remote_ifaces[SRD_REMOTE_IFACES_MAX][IF_NAMESIZE];
-static int nremote_ifaces;
+#define SRD_DEVS_MAX 64
+static struct srd_dev_locality {
+	char name[IF_NAMESIZE + 16];
+	int remote;
+	int gpu_distance;
+} dev_loc[SRD_DEVS_MAX];
+static int ndev_loc;
 static pthread_once_t locality_once = PTHREAD_ONCE_INIT;
+
+static int gpu_distance(hwloc_topology_t topo, hwloc_obj_t dev,
+			hwloc_obj_t gpu)
+{
+	hwloc_obj_t common;
+
+	if (!gpu)
+		return 0;
+	common = hwloc_get_common_ancestor_obj(topo, dev, gpu);
+	if (!common)
+		return 2;
+	if (common->type == HWLOC_OBJ_BRIDGE ||
+	    common->type == HWLOC_OBJ_PCI_DEVICE)
+		return 0;
+	return common->type == HWLOC_OBJ_MACHINE ? 2 : 1;
+}
 
 static void locality_load(void)
 {
+	const char *gpu_pci = getenv("FI_SRD_GPU_PCI");
 	hwloc_topology_t topo;
 	hwloc_bitmap_t bound;
-	hwloc_obj_t os = NULL, anc;
+	hwloc_obj_t os = NULL, anc, gpu = NULL;
 
 	if (hwloc_topology_init(&topo))
 		return;
@@ -143,15 +169,22 @@ static void locality_load(void)
 	if (hwloc_topology_load(topo) || !bound ||
 	    hwloc_get_cpubind(topo, bound, HWLOC_CPUBIND_PROCESS))
 		goto out;
+	if (gpu_pci && *gpu_pci)
+		gpu = hwloc_get_pcidev_by_busidstring(topo, gpu_pci);
 	while ((os = hwloc_get_next_osdev(topo, os)) &&
-	       nremote_ifaces < SRD_REMOTE_IFACES_MAX) {
-		if (os->attr->osdev.type != HWLOC_OBJ_OSDEV_NETWORK || !os->name)
+	       ndev_loc < SRD_DEVS_MAX) {
+		struct srd_dev_locality *d;
+
+		if ((os->attr->osdev.type != HWLOC_OBJ_OSDEV_NETWORK &&
+		     os->attr->osdev.type != HWLOC_OBJ_OSDEV_OPENFABRICS) ||
+		    !os->name)
 			continue;
+		d = &dev_loc[ndev_loc++];
+		snprintf(d->name, sizeof(d->name), "%s", os->name);
 		anc = hwloc_get_non_io_ancestor_obj(topo, os);
-		if (anc && anc->cpuset &&
-		    !hwloc_bitmap_intersects(anc->cpuset, bound))
-			snprintf(remote_ifaces[nremote_ifaces++], IF_NAMESIZE,
-				 "%s", os->name);
+		d->remote = anc && anc->cpuset &&
+			    !hwloc_bitmap_intersects(anc->cpuset, bound);
+		d->gpu_distance = gpu_distance(topo, os, gpu);
 	}
 out:
 	hwloc_bitmap_free(bound);
@@ -161,10 +194,15 @@ out:
 static void iface_locality(struct srd_iface *ifaces, int count)
 {
 	pthread_once(&locality_once, locality_load);
-	for (int i = 0; i < count; i++)
-		for (int r = 0; r < nremote_ifaces; r++)
-			if (!strcmp(ifaces[i].name, remote_ifaces[r]))
-				ifaces[i].locality = 1;
+	for (int i = 0; i < count; i++) {
+		const char *name = ifaces[i].wire == SRD_WIRE_VERBS ?
+				   ifaces[i].vport.dev_name : ifaces[i].name;
+
+		for (int r = 0; r < ndev_loc; r++)
+			if (!strcmp(name, dev_loc[r].name))
+				ifaces[i].locality = dev_loc[r].remote +
+					2 * dev_loc[r].gpu_distance;
+	}
 }
 #else
 static void iface_locality(struct srd_iface *ifaces, int count)
@@ -187,7 +225,7 @@ static int iface_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-int srd_iface_list(struct srd_iface **out, int *count)
+static int iface_list_udp(struct srd_iface **out, int *count)
 {
 	struct ifaddrs *ifas, *ifa;
 	struct srd_iface *ifaces;
@@ -206,10 +244,105 @@ int srd_iface_list(struct srd_iface **out, int *count)
 		if (iface_usable(ifa))
 			iface_fill(&ifaces[n++], ifa);
 	freeifaddrs(ifas);
-	iface_locality(ifaces, n);
-	qsort(ifaces, (size_t)n, sizeof(*ifaces), iface_cmp);
 	*out = ifaces;
 	*count = n;
+	return 0;
+}
+
+/* The fabric of an RDMA port: on RoCE with an IPv4 GID, the subnet of
+ * the interface holding that address (the network UDP would use too);
+ * otherwise the GID's 64-bit subnet prefix. */
+static void verbs_subnet(struct srd_iface *iface, const struct ifaddrs *ifas)
+{
+	const uint8_t *gid = iface->vport.gid;
+	uint8_t prefix[16] = { 0 };
+	char ip[INET6_ADDRSTRLEN];
+
+	if (iface->vport.roce_v2 &&
+	    !memcmp(gid, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12)) {
+		for (const struct ifaddrs *ifa = ifas; ifa; ifa = ifa->ifa_next) {
+			struct srd_iface ipif;
+
+			if (!ifa->ifa_addr || !ifa->ifa_netmask ||
+			    ifa->ifa_addr->sa_family != AF_INET ||
+			    memcmp(&((const struct sockaddr_in *)
+				     ifa->ifa_addr)->sin_addr, gid + 12, 4))
+				continue;
+			iface_fill(&ipif, ifa);
+			snprintf(iface->subnet, sizeof(iface->subnet),
+				 "verbs:%.72s", ipif.subnet);
+			return;
+		}
+	}
+	memcpy(prefix, gid, 8);
+	inet_ntop(AF_INET6, prefix, ip, sizeof(ip));
+	snprintf(iface->subnet, sizeof(iface->subnet), "verbs:%s/64", ip);
+}
+
+static int iface_list_verbs(const struct srd_verbs_port *ports, int nports,
+			    struct srd_iface **out, int *count)
+{
+	struct srd_iface *ifaces = calloc(nports ? (size_t)nports : 1,
+					  sizeof(*ifaces));
+	struct ifaddrs *ifas = NULL;
+
+	if (!ifaces)
+		return -FI_ENOMEM;
+	if (getifaddrs(&ifas))
+		ifas = NULL;
+	for (int i = 0; i < nports; i++) {
+		struct srd_iface *f = &ifaces[i];
+
+		f->wire = SRD_WIRE_VERBS;
+		f->vport = ports[i];
+		snprintf(f->name, sizeof(f->name), "%s:%u", ports[i].dev_name,
+			 ports[i].port);
+		f->addr.ud.family = AF_IB;
+		f->addr.ud.qkey = SRD_VERBS_QKEY;
+		memcpy(f->addr.ud.gid, ports[i].gid, 16);
+		f->mtu = ports[i].mtu;
+		verbs_subnet(f, ifas);
+	}
+	if (ifas)
+		freeifaddrs(ifas);
+	*out = ifaces;
+	*count = nports;
+	return 0;
+}
+
+enum srd_wire_kind srd_iface_wire(int verbs_ports)
+{
+	const char *wire = srd_params.wire;
+
+	if (wire && !strcmp(wire, "verbs"))
+		return SRD_WIRE_VERBS;
+	if (wire && !strcmp(wire, "udp"))
+		return SRD_WIRE_UDP;
+	/* auto: naming IP interfaces (FI_SRD_IFACE=lo) chooses UDP */
+	if (srd_params.iface && *srd_params.iface)
+		return SRD_WIRE_UDP;
+	return verbs_ports ? SRD_WIRE_VERBS : SRD_WIRE_UDP;
+}
+
+/* The domains fi_getinfo offers: the RDMA ports of the verbs wire, or
+ * the IP interfaces of the UDP wire (FI_SRD_WIRE); best first. */
+int srd_iface_list(struct srd_iface **out, int *count)
+{
+	struct srd_verbs_port *ports = NULL;
+	int nports = 0, ret;
+
+	if (srd_iface_wire(1) == SRD_WIRE_VERBS)
+		srd_verbs_port_list(srd_params.verbs_device,
+				    srd_params.verbs_gid_index, &ports, &nports);
+	if (srd_iface_wire(nports) == SRD_WIRE_VERBS)
+		ret = iface_list_verbs(ports, nports, out, count);
+	else
+		ret = iface_list_udp(out, count);
+	free(ports);
+	if (ret)
+		return ret;
+	iface_locality(*out, *count);
+	qsort(*out, (size_t)*count, sizeof(**out), iface_cmp);
 	return 0;
 }
 

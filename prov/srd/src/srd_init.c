@@ -28,6 +28,10 @@ struct srd_params srd_params = {
 	.progress_idle_us = 1000,
 	.sockbuf = 8 * 1024 * 1024,
 	.max_peers = 131072,
+	.verbs_gid_index = -1,
+	.verbs_qps = 4,
+	.verbs_rx_depth = 1024,
+	.verbs_tx_depth = 256,
 };
 
 static void srd_cleanup(void)
@@ -49,8 +53,29 @@ static void params_define(void)
 		"Comma-separated names of the network interfaces srd may use "
 		"(default: every interface that is up)");
 	fi_param_define(&srd_prov, "paths", FI_PARAM_INT,
-		"Paths (UDP source ports) each endpoint sprays packets over "
+		"Paths (UDP source ports; on verbs, address handles with their "
+		"own flow label) each endpoint sprays packets over "
 		"(default: %d)", srd_params.paths);
+	fi_param_define(&srd_prov, "wire", FI_PARAM_STRING,
+		"The lower wire: udp (sockets), verbs (libibverbs UD queue "
+		"pairs, one domain per active RDMA port) or auto: verbs where a "
+		"usable RDMA port exists and FI_SRD_IFACE is not set, else udp "
+		"(default: auto)");
+	fi_param_define(&srd_prov, "verbs_device", FI_PARAM_STRING,
+		"Comma-separated names of the RDMA devices the verbs wire may "
+		"use (default: every device with an active port)");
+	fi_param_define(&srd_prov, "verbs_gid_index", FI_PARAM_INT,
+		"GID table entry the verbs wire uses; -1 picks RoCE v2 with an "
+		"IPv4 address, then RoCE v2, InfiniBand, RoCE v1 (default: -1)");
+	fi_param_define(&srd_prov, "verbs_qps", FI_PARAM_INT,
+		"Send queue pairs per verbs endpoint: path entropy on devices "
+		"that ignore the flow label (default: %d)", srd_params.verbs_qps);
+	fi_param_define(&srd_prov, "verbs_rx_depth", FI_PARAM_INT,
+		"Receive buffers each verbs endpoint keeps posted "
+		"(default: %d)", srd_params.verbs_rx_depth);
+	fi_param_define(&srd_prov, "verbs_tx_depth", FI_PARAM_INT,
+		"Send slots per verbs queue pair (default: %d)",
+		srd_params.verbs_tx_depth);
 	fi_param_define(&srd_prov, "inject_size", FI_PARAM_SIZE_T,
 		"Largest message fi_inject accepts, in bytes (default: %zu)",
 		srd_params.inject_size);
@@ -154,6 +179,24 @@ static void params_read(void)
 		srd_params.progress_idle_us = v;
 	if (!fi_param_get_size_t(&srd_prov, "sockbuf", &z))
 		srd_params.sockbuf = z;
+	fi_param_get_str(&srd_prov, "wire", &srd_params.wire);
+	if (srd_params.wire && strcmp(srd_params.wire, "auto") &&
+	    strcmp(srd_params.wire, "udp") && strcmp(srd_params.wire, "verbs")) {
+		SRD_WARN(FI_LOG_CORE, "FI_SRD_WIRE=%s: not udp, verbs or auto; "
+			 "using auto\n", srd_params.wire);
+		srd_params.wire = NULL;
+	}
+	fi_param_get_str(&srd_prov, "verbs_device", &srd_params.verbs_device);
+	if (!fi_param_get_int(&srd_prov, "verbs_gid_index", &v) && v >= -1)
+		srd_params.verbs_gid_index = v;
+	if (!fi_param_get_int(&srd_prov, "verbs_qps", &v) && v >= 1 && v <= 64)
+		srd_params.verbs_qps = v;
+	if (!fi_param_get_int(&srd_prov, "verbs_rx_depth", &v) && v >= 64 &&
+	    v <= 65536)
+		srd_params.verbs_rx_depth = v;
+	if (!fi_param_get_int(&srd_prov, "verbs_tx_depth", &v) && v >= 32 &&
+	    v <= 65536)
+		srd_params.verbs_tx_depth = v;
 }
 
 /* Resolves node/service into a socket address; -FI_ENODATA if it is not
@@ -208,6 +251,11 @@ static bool iface_fits(const struct srd_iface *iface,
 		       const union srd_wire_addr *src,
 		       const union srd_wire_addr *dest)
 {
+	/* a verbs domain takes UD addresses only (an IP name gives no QP
+	 * number): node/service name IP endpoints */
+	if (iface->wire == SRD_WIRE_VERBS)
+		return (!src || src->sa.sa_family == AF_IB) &&
+		       (!dest || dest->sa.sa_family == AF_IB);
 	if (src && src->sa.sa_family != iface->addr.sa.sa_family)
 		return false;
 	if (src && !addr_is_any(src) &&

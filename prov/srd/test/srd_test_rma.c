@@ -103,7 +103,8 @@ static void rhost_close(struct rhost *h)
 /* a learns b's address (and b a's when both). */
 static void rhost_connect(struct rhost *a, struct rhost *b)
 {
-	struct sockaddr_in sa, sb;
+	/* any wire's name: a socket address, or a UD address on verbs */
+	uint8_t sa[64], sb[64];
 	size_t len = sizeof(sa);
 
 	cr_assert_eq(fi_getname(&a->ep->fid, &sa, &len), 0);
@@ -1049,7 +1050,7 @@ Test(atomic, two_threads_one_location, .timeout = 240)
 #include <unistd.h>
 
 struct tgt_info {
-	struct sockaddr_in addr;
+	uint8_t addr[64];		/* the target's name, any wire */
 	uint64_t base, key;
 };
 
@@ -1059,7 +1060,7 @@ static void stopping_target(int to_parent, int from_parent, size_t len)
 {
 	struct rhost b;
 	struct tgt_info ti;
-	struct sockaddr_in pa;
+	uint8_t pa[64];
 	uint8_t *buf = malloc(len);
 	struct fid_mr *mr;
 	size_t alen = sizeof(ti.addr);
@@ -1069,13 +1070,13 @@ static void stopping_target(int to_parent, int from_parent, size_t len)
 	memset(buf, 0x5A, len);
 	rhost_open(&b, false);
 	mr = mr_reg(&b, buf, len, FI_REMOTE_READ);
-	fi_getname(&b.ep->fid, &ti.addr, &alen);
+	fi_getname(&b.ep->fid, ti.addr, &alen);
 	ti.base = (uint64_t)(uintptr_t)buf;
 	ti.key = fi_mr_key(mr);
 	if (write(to_parent, &ti, sizeof(ti)) != sizeof(ti) ||
 	    read(from_parent, &pa, sizeof(pa)) != sizeof(pa))
 		_exit(2);
-	fi_av_insert(b.av, &pa, 1, &b.peer, 0, NULL);
+	fi_av_insert(b.av, pa, 1, &b.peer, 0, NULL);
 	while (fi_cntr_read(b.remote) < 1)
 		;
 	raise(SIGSTOP);
@@ -1089,7 +1090,7 @@ Test(rma, read_from_a_target_that_stops_fails_in_time, .timeout = 60)
 	int up[2], down[2];
 	struct tgt_info ti;
 	struct rhost a;
-	struct sockaddr_in sa;
+	uint8_t sa[64];
 	size_t alen = sizeof(sa);
 	uint8_t *dst = malloc(len);
 	struct fi_cq_data_entry e;

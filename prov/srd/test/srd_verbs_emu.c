@@ -1,8 +1,12 @@
 /*
  * srd_verbs_emu.c: an RDMA device emulated in the test process (see
- * srd_verbs_emu.h).  Datagrams move at post time, under one lock; the
- * wire under test sees them at its next poll.  Test code only: never
- * linked into the provider.
+ * srd_verbs_emu.h).  Each QP is a UDP socket on 127.0.0.1 whose port is
+ * its QP number, so emulated endpoints in different processes reach each
+ * other (the provider built with it, libsrdemu-fi.so, runs the whole
+ * loopback suite over the verbs wire); a datagram lands in a posted
+ * receive when the receiver polls its CQ, or when its QP changes state.
+ * A completion channel's fd is an epoll set of its QPs' sockets.  Test
+ * code only: never linked into the provider that is installed.
  */
 #include "config.h"
 #include "srd_verbs_emu.h"
@@ -10,11 +14,16 @@
 
 #ifdef HAVE_VERBS
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <unistd.h>
 
 #define EMU_DEV_MAX	4
@@ -63,6 +72,7 @@ struct emu_rwr {
 struct emu_qp {
 	struct ibv_qp qp;
 	struct emu_ctx *ctx;
+	int sock;			/* bound to 127.0.0.1:qp_num */
 	uint32_t qkey;
 	struct emu_rwr *rq;
 	uint32_t rq_cap, rq_head, rq_count;
@@ -81,7 +91,6 @@ static int emu_ndev;
 static struct emu_mr *emu_mrs;
 static struct emu_qp *emu_qps;
 static struct emu_cq *emu_cqs;
-static uint32_t emu_next_qpn = 0x12340;
 static struct srd_emu_stats emu_st;
 static int emu_live;
 
@@ -98,7 +107,7 @@ void srd_emu_init(int ndev, const struct srd_emu_dev_attr *devs)
 		strncpy(d->dev.name, devs[i].name, sizeof(d->dev.name) - 1);
 		if (devs[i].roce_v2_ipv4) {
 			d->gid[10] = d->gid[11] = 0xff;
-			d->gid[12] = 10;
+			d->gid[12] = 127;
 			d->gid[15] = devs[i].host;
 		} else {
 			d->gid[0] = 0xfe;
@@ -360,16 +369,15 @@ static bool lkey_covers(uint32_t lkey, uint64_t addr, uint32_t len)
 static struct ibv_comp_channel *emu_create_comp_channel(struct ibv_context *c)
 {
 	struct ibv_comp_channel *ch = calloc(1, sizeof(*ch));
-	int p[2];
 
-	if (!ch || pipe(p)) {
+	if (!ch)
+		return NULL;
+	ch->fd = epoll_create1(EPOLL_CLOEXEC);
+	if (ch->fd < 0) {
 		free(ch);
 		return NULL;
 	}
 	ch->context = c;
-	ch->fd = p[0];
-	/* the write end, kept where nothing else looks */
-	ch->refcnt = p[1];
 	__atomic_add_fetch(&emu_live, 1, __ATOMIC_RELAXED);
 	return ch;
 }
@@ -377,7 +385,6 @@ static struct ibv_comp_channel *emu_create_comp_channel(struct ibv_context *c)
 static int emu_destroy_comp_channel(struct ibv_comp_channel *ch)
 {
 	close(ch->fd);
-	close(ch->refcnt);
 	free(ch);
 	__atomic_sub_fetch(&emu_live, 1, __ATOMIC_RELAXED);
 	return 0;
@@ -436,13 +443,13 @@ static int emu_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 static int emu_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq,
 			    void **cq_ctx)
 {
-	struct ibv_cq *got;
-
-	if (read(ch->fd, &got, sizeof(got)) != sizeof(got))
-		return -1;
-	*cq = got;
-	*cq_ctx = got->cq_context;
-	return 0;
+	/* The fd stays readable while datagrams wait (level-triggered):
+	 * there are no events to hand out and acknowledge. */
+	(void)ch;
+	(void)cq;
+	(void)cq_ctx;
+	errno = EAGAIN;
+	return -1;
 }
 
 static void emu_ack_cq_events(struct ibv_cq *cq, unsigned int n)
@@ -467,14 +474,9 @@ static void cq_push(struct emu_cq *q, const struct ibv_wc *wc,
 	e->wc = *wc;
 	e->qp = qp;
 	e->retire = retire;
-	if (q->armed && q->cq.channel) {
-		struct ibv_cq *cq = &q->cq;
-
-		q->armed = false;
-		if (write(q->cq.channel->refcnt, &cq, sizeof(cq)) < 0)
-			q->armed = true;
-	}
 }
+
+static void rx_drain(struct emu_qp *qp);
 
 static int emu_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 {
@@ -482,6 +484,9 @@ static int emu_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 	int got = 0;
 
 	pthread_mutex_lock(&emu_lock);
+	for (struct emu_qp *qp = emu_qps; qp; qp = qp->next)
+		if (qp->qp.recv_cq == cq)
+			rx_drain(qp);
 	while (got < n && q->count) {
 		struct emu_cqe *e = &q->ring[q->head];
 
@@ -496,6 +501,38 @@ static int emu_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 }
 
 /* --- QPs ---------------------------------------------------------------- */
+
+/* The QP's socket: its port is the QP number (below 2^24); a QP whose
+ * receive CQ has a channel joins the channel's epoll set. */
+static int qp_socket(struct emu_qp *qp, struct ibv_comp_channel *ch)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	socklen_t len = sizeof(sin);
+	int bytes = 8 << 20;
+
+	qp->sock = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			  0);
+	if (qp->sock < 0)
+		return -1;
+	setsockopt(qp->sock, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof(bytes));
+	if (bind(qp->sock, (struct sockaddr *)&sin, sizeof(sin)) ||
+	    getsockname(qp->sock, (struct sockaddr *)&sin, &len))
+		goto err;
+	qp->qp.qp_num = ntohs(sin.sin_port);
+	if (ch) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = qp };
+
+		if (epoll_ctl(ch->fd, EPOLL_CTL_ADD, qp->sock, &ev))
+			goto err;
+	}
+	return 0;
+err:
+	close(qp->sock);
+	return -1;
+}
 
 static struct ibv_qp *emu_create_qp(struct ibv_pd *pd,
 				    struct ibv_qp_init_attr *ia)
@@ -517,6 +554,11 @@ static struct ibv_qp *emu_create_qp(struct ibv_pd *pd,
 	}
 	if (ia->cap.max_inline_data > EMU_MAX_INLINE)
 		ia->cap.max_inline_data = EMU_MAX_INLINE;
+	if (qp_socket(qp, ia->recv_cq->channel)) {
+		free(qp->rq);
+		free(qp);
+		return NULL;
+	}
 	qp->ctx = (struct emu_ctx *)pd->context;
 	qp->qp.context = pd->context;
 	qp->qp.pd = pd;
@@ -527,7 +569,6 @@ static struct ibv_qp *emu_create_qp(struct ibv_pd *pd,
 	qp->rq_cap = ia->cap.max_recv_wr;
 	qp->sq_cap = ia->cap.max_send_wr;
 	pthread_mutex_lock(&emu_lock);
-	qp->qp.qp_num = emu_next_qpn++;
 	qp->next = emu_qps;
 	emu_qps = qp;
 	emu_live++;
@@ -547,6 +588,7 @@ static int emu_destroy_qp(struct ibv_qp *ibqp)
 				for (int i = 0; i < q->cap; i++)
 					if (q->ring[i].qp == qp)
 						q->ring[i].qp = NULL;
+			close(qp->sock);	/* leaves the epoll set */
 			free(qp->rq);
 			free(qp);
 			emu_live--;
@@ -577,6 +619,7 @@ static void qp_flush(struct emu_qp *qp)
 
 static void qp_set_error(struct emu_qp *qp)
 {
+	rx_drain(qp);		/* what arrived before the error */
 	qp->qp.state = IBV_QPS_ERR;
 	emu_st.qp_errors++;
 	qp_flush(qp);
@@ -592,6 +635,8 @@ static int emu_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a,
 	if (!(mask & IBV_QP_STATE))
 		return EINVAL;
 	pthread_mutex_lock(&emu_lock);
+	/* datagrams that arrived in the old state meet the old state */
+	rx_drain(qp);
 	switch (a->qp_state) {
 	case IBV_QPS_RESET:
 		qp->rq_count = 0;	/* discarded, no completions */
@@ -697,23 +742,31 @@ static void grh_fill(uint8_t *grh, const struct emu_dev *src,
 	}
 }
 
-/* under emu_lock: one datagram to its target QP, or dropped */
-static void deliver(struct emu_qp *from, const struct ibv_send_wr *wr,
-		    const void *data, uint32_t len)
+/* What travels between emulated QPs: the UD header a device would
+ * carry (GIDs, QPN, Q_Key, immediate) and the payload. */
+struct emu_pkt {
+	uint32_t magic;
+	uint32_t src_qpn;
+	uint32_t qkey;
+	uint32_t imm;			/* network order, as posted */
+	uint32_t with_imm;
+	uint32_t len;
+	uint8_t sgid[16];
+	uint8_t dgid[16];
+	uint8_t data[4096];
+};
+#define EMU_MAGIC 0x454d5531u
+#define EMU_HDR offsetof(struct emu_pkt, data)
+
+/* under emu_lock: the datagram reaches the QP in its current state */
+static void deliver(struct emu_qp *to, const struct emu_pkt *pkt)
 {
-	const struct emu_ah *ah = (const struct emu_ah *)wr->wr.ud.ah;
-	struct emu_dev *sdev = from->ctx->dev;
-	struct emu_qp *to;
+	struct emu_dev *dev = to->ctx->dev;
+	struct emu_dev src = { .attr.roce_v2_ipv4 = dev->attr.roce_v2_ipv4 };
 	struct emu_rwr *r;
 	struct ibv_wc wc;
 
-	emu_st.sent++;
-	for (to = emu_qps; to; to = to->next)
-		if (to->qp.qp_num == wr->wr.ud.remote_qpn &&
-		    !to->ctx->dev->removed &&
-		    !memcmp(to->ctx->dev->gid, ah->attr.grh.dgid.raw, 16))
-			break;
-	if (!to) {
+	if (dev->removed || memcmp(dev->gid, pkt->dgid, 16)) {
 		emu_st.drop_no_qp++;
 		return;
 	}
@@ -721,7 +774,7 @@ static void deliver(struct emu_qp *from, const struct ibv_send_wr *wr,
 		emu_st.drop_state++;
 		return;
 	}
-	if (to->qkey != wr->wr.ud.remote_qkey) {
+	if (to->qkey != pkt->qkey) {
 		emu_st.drop_qkey++;
 		return;
 	}
@@ -736,25 +789,71 @@ static void deliver(struct emu_qp *from, const struct ibv_send_wr *wr,
 	wc.wr_id = r->wr_id;
 	wc.opcode = IBV_WC_RECV;
 	wc.qp_num = to->qp.qp_num;
-	wc.src_qp = from->qp.qp_num;
-	if (r->len < 40 + len || !lkey_covers(r->lkey, r->addr, r->len)) {
-		wc.status = r->len < 40 + len ? IBV_WC_LOC_LEN_ERR :
+	wc.src_qp = pkt->src_qpn;
+	if (r->len < 40 + pkt->len || !lkey_covers(r->lkey, r->addr, r->len)) {
+		wc.status = r->len < 40 + pkt->len ? IBV_WC_LOC_LEN_ERR :
 			    IBV_WC_LOC_PROT_ERR;
 		cq_push((struct emu_cq *)to->qp.recv_cq, &wc, NULL, 0);
 		qp_set_error(to);
 		return;
 	}
-	grh_fill((uint8_t *)(uintptr_t)r->addr, sdev, to->ctx->dev);
-	memcpy((uint8_t *)(uintptr_t)r->addr + 40, data, len);
+	memcpy(src.gid, pkt->sgid, 16);
+	grh_fill((uint8_t *)(uintptr_t)r->addr, &src, dev);
+	memcpy((uint8_t *)(uintptr_t)r->addr + 40, pkt->data, pkt->len);
 	wc.status = IBV_WC_SUCCESS;
-	wc.byte_len = 40 + len;
+	wc.byte_len = 40 + pkt->len;
 	wc.wc_flags = IBV_WC_GRH;
-	if (wr->opcode == IBV_WR_SEND_WITH_IMM) {
+	if (pkt->with_imm) {
 		wc.wc_flags |= IBV_WC_WITH_IMM;
-		wc.imm_data = wr->imm_data;
+		wc.imm_data = pkt->imm;
 	}
 	cq_push((struct emu_cq *)to->qp.recv_cq, &wc, NULL, 0);
 	emu_st.delivered++;
+}
+
+/* under emu_lock: everything waiting on the QP's socket */
+static void rx_drain(struct emu_qp *qp)
+{
+	static struct emu_pkt pkt;
+	ssize_t n;
+
+	while ((n = recv(qp->sock, &pkt, sizeof(pkt), MSG_DONTWAIT)) > 0) {
+		if ((size_t)n < EMU_HDR || pkt.magic != EMU_MAGIC ||
+		    pkt.len != (size_t)n - EMU_HDR)
+			continue;
+		deliver(qp, &pkt);
+	}
+}
+
+/* under emu_lock: out through the sender's socket */
+static void wire_send(struct emu_qp *from, const struct ibv_send_wr *wr,
+		      const void *data, uint32_t len)
+{
+	const struct emu_ah *ah = (const struct emu_ah *)wr->wr.ud.ah;
+	static struct emu_pkt pkt;
+	struct sockaddr_in to = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+
+	emu_st.sent++;
+	if (wr->wr.ud.remote_qpn > 0xffff) {
+		emu_st.drop_no_qp++;
+		return;
+	}
+	to.sin_port = htons((uint16_t)wr->wr.ud.remote_qpn);
+	pkt.magic = EMU_MAGIC;
+	pkt.src_qpn = from->qp.qp_num;
+	pkt.qkey = wr->wr.ud.remote_qkey;
+	pkt.imm = wr->imm_data;
+	pkt.with_imm = wr->opcode == IBV_WR_SEND_WITH_IMM;
+	pkt.len = len;
+	memcpy(pkt.sgid, from->ctx->dev->gid, 16);
+	memcpy(pkt.dgid, ah->attr.grh.dgid.raw, 16);
+	memcpy(pkt.data, data, len);
+	/* a full socket buffer is a loss, as on a wire */
+	sendto(from->sock, &pkt, EMU_HDR + len, MSG_DONTWAIT,
+	       (struct sockaddr *)&to, sizeof(to));
 }
 
 /* under emu_lock: one send request; its completion status */
@@ -769,9 +868,9 @@ static enum ibv_wc_status send_one(struct emu_qp *qp,
 	if (!(wr->send_flags & IBV_SEND_INLINE) &&
 	    !lkey_covers(sge->lkey, sge->addr, sge->length))
 		return IBV_WC_LOC_PROT_ERR;
-	if (sge->length > mtu)
+	if (sge->length > mtu || sge->length > sizeof(((struct emu_pkt *)0)->data))
 		return IBV_WC_LOC_LEN_ERR;
-	deliver(qp, wr, (const void *)(uintptr_t)sge->addr, sge->length);
+	wire_send(qp, wr, (const void *)(uintptr_t)sge->addr, sge->length);
 	return IBV_WC_SUCCESS;
 }
 
@@ -835,6 +934,28 @@ void srd_emu_qp_error(uint32_t qpn)
 			async_raise(qp->ctx, IBV_EVENT_QP_FATAL, &qp->qp);
 		}
 	pthread_mutex_unlock(&emu_lock);
+}
+
+uint32_t srd_emu_qpn_sibling(uint32_t qpn, int k)
+{
+	struct emu_qp *same[64];
+	int n = 0, at = -1;
+	uint32_t ret = 0;
+
+	pthread_mutex_lock(&emu_lock);
+	for (struct emu_qp *qp = emu_qps; qp; qp = qp->next)
+		if (qp->qp.qp_num == qpn)
+			for (struct emu_qp *o = emu_qps; o && n < 64; o = o->next)
+				if (o->ctx == qp->ctx) {
+					if (o == qp)
+						at = n;
+					same[n++] = o;
+				}
+	/* newest first: the one created k later is k places before */
+	if (at >= k)
+		ret = same[at - k]->qp.qp_num;
+	pthread_mutex_unlock(&emu_lock);
+	return ret;
 }
 
 void srd_emu_device_remove(const char *name)

@@ -35,6 +35,8 @@ void srd_emu_fini(void);
 /* The QP moves to error: its queued receives flush, an async
  * QP_FATAL is raised. */
 void srd_emu_qp_error(uint32_t qpn);
+/* The QP created k after qpn on the same device context (0: none). */
+uint32_t srd_emu_qpn_sibling(uint32_t qpn, int k);
 /* The device goes away: DEVICE_FATAL, every QP in error, later calls
  * fail. */
 void srd_emu_device_remove(const char *name);
