@@ -1,5 +1,5 @@
 #!/bin/bash
-# upstream_fabtests.sh BINDIR [-p PROVIDER] [-x EXCLUDE]: runs libfabric's
+# upstream_fabtests.sh BINDIR [-p PROVIDER] [-x EXCLUDE] [-E]: runs libfabric's
 # own fabtests (built separately from their public source; nothing of them
 # is in this repo) pairwise over loopback: the RDM tests that release's
 # runfabtests.sh runs, minus an exclude list.  Two generations: 1.x
@@ -8,14 +8,19 @@
 # upstream/srd-2.x.exclude; BINDIR's programs tell which.  Each side runs
 # under a timeout; a test passes only if both sides exit 0.  It never
 # kills processes by name (runfabtests.sh's clean-up kills every fi_* on
-# the machine).
+# the machine).  -E: pairs exchange their names out of band (fabtests'
+# -E) instead of resolving 127.0.0.1, and the unit tests that take IP
+# addresses are skipped: for FI_SRD_WIRE=verbs, whose names (GID, QPN)
+# no IP address gives.
 set -u
 bindir=${1:?usage: $0 FABTESTS_BINDIR [-p PROVIDER] [-x EXCLUDE_FILE]}
 shift
 prov=srd
 exclude=
+oob=0
 while [ $# -gt 0 ]; do
 	case $1 in
+	-E) oob=1; shift ;;
 	-p) prov=$2; shift 2 ;;
 	-x) exclude=$2; shift 2 ;;
 	*) echo "unknown option $1" >&2; exit 2 ;;
@@ -131,6 +136,9 @@ report() {	# name rc
 
 for t in "${unit_tests[@]}"; do
 	if is_excluded "$t"; then echo "EXCL $t"; excluded=$((excluded + 1)); continue; fi
+	if [ $oob = 1 ] && [[ "$t" == *" -s "* ]]; then
+		echo "N/A  $t (IP addresses)"; continue
+	fi
 	out=$(timeout "$tmo" "$bindir/${t%% *}" ${t#* } -p "$prov" 2>&1)
 	rc=$?
 	report "$t" $rc "rc=$rc"
@@ -145,10 +153,15 @@ for t in "${pair_tests[@]}"; do
 	bin=$bindir/${t%% *}
 	args=${t#* }
 	[ "$args" = "$t" ] && args=
-	timeout "$tmo" "$bin" $args -p "$prov" -s $S >/tmp/uft-s.$$ 2>&1 &
+	if [ $oob = 1 ]; then
+		srv_args="-E" cli_args="-E $S"
+	else
+		srv_args="-s $S" cli_args="-s $S $S"
+	fi
+	timeout "$tmo" "$bin" $args -p "$prov" $srv_args >/tmp/uft-s.$$ 2>&1 &
 	srv=$!
 	sleep 1
-	timeout "$tmo" "$bin" $args -p "$prov" -s $S $S >/tmp/uft-c.$$ 2>&1
+	timeout "$tmo" "$bin" $args -p "$prov" $cli_args >/tmp/uft-c.$$ 2>&1
 	crc=$?
 	wait $srv
 	src=$?

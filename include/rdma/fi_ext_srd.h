@@ -29,6 +29,20 @@
 extern "C" {
 #endif
 
+/*
+ * An endpoint name on the verbs wire (addr_format FI_ADDR_IB_UD, 32
+ * bytes, as fi_getname returns it): what a peer's UD queue pair needs to
+ * reach the endpoint.  On the UDP wire names are sockaddr_in/_in6.
+ */
+struct fi_srd_ud_addr {
+	uint16_t family;	/* AF_IB (27) */
+	uint16_t reserved0;
+	uint32_t qpn;		/* the endpoint's receive QP number */
+	uint32_t qkey;
+	uint32_t reserved1;
+	uint8_t gid[16];	/* port GID; RoCE v2 over IPv4: ::ffff:a.b.c.d */
+};
+
 #define FI_SRD_STATS_OPS_NAME	"srd_stats_v1"
 
 struct fi_srd_ep_stats {

@@ -90,6 +90,7 @@ struct srd_params {
 	int verbs_qps;			/* send QPs per endpoint */
 	int verbs_rx_depth;		/* posted receive buffers */
 	int verbs_tx_depth;		/* send slots per QP */
+	char *gpu_pci;			/* order domains by distance to it */
 };
 extern struct srd_params srd_params;
 

@@ -156,7 +156,7 @@ static int gpu_distance(hwloc_topology_t topo, hwloc_obj_t dev,
 
 static void locality_load(void)
 {
-	const char *gpu_pci = getenv("FI_SRD_GPU_PCI");
+	const char *gpu_pci = srd_params.gpu_pci;
 	hwloc_topology_t topo;
 	hwloc_bitmap_t bound;
 	hwloc_obj_t os = NULL, anc, gpu = NULL;

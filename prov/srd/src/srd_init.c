@@ -61,6 +61,10 @@ static void params_define(void)
 		"pairs, one domain per active RDMA port) or auto: verbs where a "
 		"usable RDMA port exists and FI_SRD_IFACE is not set, else udp "
 		"(default: auto)");
+	fi_param_define(&srd_prov, "gpu_pci", FI_PARAM_STRING,
+		"PCI address of the GPU this process uses (\"0000:17:00.0\"): "
+		"domains are ordered by their distance to it, then by CPU "
+		"locality (default: none)");
 	fi_param_define(&srd_prov, "verbs_device", FI_PARAM_STRING,
 		"Comma-separated names of the RDMA devices the verbs wire may "
 		"use (default: every device with an active port)");
@@ -187,6 +191,7 @@ static void params_read(void)
 		srd_params.wire = NULL;
 	}
 	fi_param_get_str(&srd_prov, "verbs_device", &srd_params.verbs_device);
+	fi_param_get_str(&srd_prov, "gpu_pci", &srd_params.gpu_pci);
 	if (!fi_param_get_int(&srd_prov, "verbs_gid_index", &v) && v >= -1)
 		srd_params.verbs_gid_index = v;
 	if (!fi_param_get_int(&srd_prov, "verbs_qps", &v) && v >= 1 && v <= 64)
@@ -351,12 +356,19 @@ int srd_getinfo(uint32_t version, const char *node, const char *service,
 	if (ret)
 		return -FI_ENODATA;
 	for (int i = 0; i < count; i++) {
-		if (!iface_fits(&ifaces[i], has_src ? &src : NULL,
+		/* A bare service with FI_SOURCE (fabtests' -E listener)
+		 * names a UDP port; a UD endpoint's QP number is the
+		 * device's to choose, so a verbs domain ignores it. */
+		bool src_used = has_src &&
+			!(ifaces[i].wire == SRD_WIRE_VERBS && !node &&
+			  !(hints && hints->src_addr) && (flags & FI_SOURCE));
+
+		if (!iface_fits(&ifaces[i], src_used ? &src : NULL,
 				has_dest ? &dest : NULL))
 			continue;
 		if (getinfo_one(version, hints, &ifaces[i],
-				has_src ? &src : NULL, has_dest ? &dest : NULL,
-				&one))
+				src_used ? &src : NULL,
+				has_dest ? &dest : NULL, &one))
 			continue;
 		*tail = one;
 		tail = &one->next;

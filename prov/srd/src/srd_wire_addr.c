@@ -7,9 +7,23 @@
 #include "srd_wire.h"
 #include "srd_hmap.h"
 
+#include <rdma/fi_ext_srd.h>
+
 #include <arpa/inet.h>
+#include <assert.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+
+/* the public layout of a verbs name (rdma/fi_ext_srd.h) is this one */
+static_assert(sizeof(struct srd_sockaddr_ud) == sizeof(struct fi_srd_ud_addr),
+	      "UD name size");
+static_assert(offsetof(struct srd_sockaddr_ud, qpn) ==
+	      offsetof(struct fi_srd_ud_addr, qpn), "UD name qpn");
+static_assert(offsetof(struct srd_sockaddr_ud, qkey) ==
+	      offsetof(struct fi_srd_ud_addr, qkey), "UD name qkey");
+static_assert(offsetof(struct srd_sockaddr_ud, gid) ==
+	      offsetof(struct fi_srd_ud_addr, gid), "UD name gid");
 
 size_t srd_wire_addr_len(const union srd_wire_addr *addr)
 {

@@ -124,7 +124,7 @@ void srd_emu_fini(void)
 	srd_verbs_ops_set(NULL);
 }
 
-void srd_emu_get_stats(struct srd_emu_stats *stats)
+SRD_EMU_API void srd_emu_get_stats(struct srd_emu_stats *stats)
 {
 	pthread_mutex_lock(&emu_lock);
 	*stats = emu_st;
@@ -925,7 +925,7 @@ static int emu_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 
 /* --- faults ------------------------------------------------------------- */
 
-void srd_emu_qp_error(uint32_t qpn)
+SRD_EMU_API void srd_emu_qp_error(uint32_t qpn)
 {
 	pthread_mutex_lock(&emu_lock);
 	for (struct emu_qp *qp = emu_qps; qp; qp = qp->next)
@@ -936,7 +936,7 @@ void srd_emu_qp_error(uint32_t qpn)
 	pthread_mutex_unlock(&emu_lock);
 }
 
-uint32_t srd_emu_qpn_sibling(uint32_t qpn, int k)
+SRD_EMU_API uint32_t srd_emu_qpn_sibling(uint32_t qpn, int k)
 {
 	struct emu_qp *same[64];
 	int n = 0, at = -1;
@@ -958,7 +958,7 @@ uint32_t srd_emu_qpn_sibling(uint32_t qpn, int k)
 	return ret;
 }
 
-void srd_emu_device_remove(const char *name)
+SRD_EMU_API void srd_emu_device_remove(const char *name)
 {
 	pthread_mutex_lock(&emu_lock);
 	for (int i = 0; i < emu_ndev; i++) {

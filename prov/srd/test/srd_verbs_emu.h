@@ -14,6 +14,14 @@
 
 #include "srd_verbs.h"
 
+/* In libsrdemu-fi.so the fault switches are exported, so a test that
+ * loads the provider through libfabric can reach them with dlsym. */
+#ifdef SRD_EMU_EXPORT
+#define SRD_EMU_API __attribute__((visibility("default")))
+#else
+#define SRD_EMU_API
+#endif
+
 struct srd_emu_dev_attr {
 	const char *name;
 	bool roce_v2_ipv4;	/* else an IB port (GID fe80::<host>) */
@@ -34,13 +42,13 @@ void srd_emu_init(int ndev, const struct srd_emu_dev_attr *devs);
 void srd_emu_fini(void);
 /* The QP moves to error: its queued receives flush, an async
  * QP_FATAL is raised. */
-void srd_emu_qp_error(uint32_t qpn);
+SRD_EMU_API void srd_emu_qp_error(uint32_t qpn);
 /* The QP created k after qpn on the same device context (0: none). */
-uint32_t srd_emu_qpn_sibling(uint32_t qpn, int k);
+SRD_EMU_API uint32_t srd_emu_qpn_sibling(uint32_t qpn, int k);
 /* The device goes away: DEVICE_FATAL, every QP in error, later calls
  * fail. */
-void srd_emu_device_remove(const char *name);
-void srd_emu_get_stats(struct srd_emu_stats *stats);
+SRD_EMU_API void srd_emu_device_remove(const char *name);
+SRD_EMU_API void srd_emu_get_stats(struct srd_emu_stats *stats);
 /* Objects alive (contexts, PDs, MRs, CQs, QPs, AHs, channels): 0 after
  * every wire closed. */
 int srd_emu_live_objects(void);
