@@ -10,7 +10,11 @@
 #      minute (clang),
 #   3. the unit tests under valgrind memcheck (in-memory transport, and
 #      endpoints through the real libfabric),
-#   4. Debian's fi_pingpong over srd (msg and tagged, -c, -S all),
+#   4. Debian's fi_pingpong over srd (msg and tagged, -c, -S all); a
+#      --without-verbs build (UDP only, no libibverbs linked); the verbs
+#      wire on a real RDMA device (contrib/verbs_hw_check.sh: SKIP here,
+#      where there is none; the verbs wire's code is tested in "make
+#      check" on an emulated device),
 #   5. the loss test: 5 % UDP loss inside a network namespace (root only),
 #      and the ECMP test bed (fabtests/scripts/sft_ecmp.sh: two hosts, two
 #      routers, 4 parallel links): integrity under 1 % and 5 % loss,
@@ -19,7 +23,8 @@
 #      and 40 s of the soak (fabtests/scripts/srd_soak.sh),
 #   6. Open MPI over srd (fabtests/mpi): the MPI suite (point-to-point,
 #      collectives, one-sided, MPI_THREAD_MULTIPLE) at 2, 4 and 8 ranks
-#      on lo and across 4 network namespaces, and the SIGSTOPped-rank test.
+#      on lo and across 4 network namespaces, the SIGSTOPped-rank test,
+#      and the suite at 2 ranks over the verbs wire (emulated device).
 # --full adds the sft and the two-sided MPI suites against tcp;ofi_rxm
 # (proof the tests test the API) and a longer loss run.  Every stage prints its time; the last line
 # counts stages: "N passed, N failed".
@@ -130,7 +135,7 @@ memcheck() {	# the unit tests; timers fire late under valgrind, tests allow it
 	export FI_PROVIDER_PATH=$top/build/.libs SRD_TEST_TIME_SCALE=5
 	for t in util/test/srd_test_util prov/srd/test/srd_test_tp \
 		 prov/srd/test/srd_test_ep prov/srd/test/srd_test_rma \
-		 prov/srd/test/srd_test_forge; do
+		 prov/srd/test/srd_test_forge prov/srd/test/srd_test_wire; do
 		echo "valgrind $t"
 		valgrind -q --trace-children=yes --error-exitcode=9 \
 			--leak-check=full --show-leak-kinds=definite \
@@ -182,6 +187,42 @@ mpi_hosts() {	# Open MPI over srd across 4 network namespaces
 		fabtests/mpi/mpi_suite.sh -p srd --hosts --quick
 }
 
+noverbs() {	# the UDP wire never depends on libibverbs
+	local t
+	build build-noverbs --without-verbs || return 1
+	if readelf -d build-noverbs/.libs/libsrd-fi.so | grep NEEDED |
+	   grep -q ibverbs; then
+		echo "libsrd-fi.so needs libibverbs in a --without-verbs build"
+		return 1
+	fi
+	grep -q "^#define HAVE_VERBS" build-noverbs/config.h && return 1
+	make -C build-noverbs -s prov/srd/test/srd_test_wire \
+		prov/srd/test/srd_test_getinfo >/dev/null || return 1
+	for t in srd_test_wire srd_test_getinfo; do
+		FI_PROVIDER_PATH=$top/build-noverbs/.libs \
+			build-noverbs/prov/srd/test/$t -j1 >/tmp/srd-nv.$$ 2>&1 ||
+			{ cat /tmp/srd-nv.$$; rm -f /tmp/srd-nv.$$; return 1; }
+		tail -1 /tmp/srd-nv.$$
+	done
+	rm -f /tmp/srd-nv.$$
+	# asked for, the verbs wire is refused with -FI_ENODATA
+	FI_PROVIDER_PATH=$top/build-noverbs/.libs FI_SRD_WIRE=verbs \
+		fi_info -p srd 2>&1 | grep -q -- "-61"
+}
+
+verbs_hw() {	# real hardware only: 77 (no device) is a skip, not a failure
+	contrib/verbs_hw_check.sh build
+	local rc=$?
+	[ $rc -eq 77 ] && echo "(skipped: no RDMA device on this machine)"
+	[ $rc -eq 0 ] || [ $rc -eq 77 ]
+}
+
+mpi_verbs_emu() {	# Open MPI over the verbs wire's code, emulated device
+	FI_PROVIDER_PATH=$top/build/prov/srd/test/emu/.libs FI_SRD_WIRE=verbs \
+		MPI_BINDIR=$top/build/mpi fabtests/mpi/mpi_suite.sh -p srd \
+		-m both -r 2
+}
+
 mpi_fault() {	# a SIGSTOPped rank: the job ends with an MPI error
 	FI_PROVIDER_PATH=$top/build/.libs MPI_BINDIR=$top/build/mpi \
 		fabtests/mpi/mpi_fault.sh
@@ -216,6 +257,8 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 stage "libFuzzer: the receive path from the seed corpus (${SRD_FUZZ_SECONDS:-60} s)" fuzz
 stage "unit tests under valgrind memcheck" memcheck
 stage "fi_pingpong (Debian libfabric-bin) over srd" pingpong
+stage "build --without-verbs: UDP only, no libibverbs, wire tests" noverbs
+stage "verbs wire on a real RDMA device (contrib/verbs_hw_check.sh; SKIP without one)" verbs_hw
 stage "loss test (5% UDP loss in a namespace)" loss
 stage "soak: clients that come and go, msg/tagged/RMA/atomics, 1% loss (${SRD_SOAK_SECONDS:-40} s)" soak
 stage "ECMP test bed (4 links: loss, spraying, failover, incast, dead and restarted peers)" ecmp
@@ -224,6 +267,7 @@ stage "build the MPI test programs" fabtests/mpi/mpi_build.sh build/mpi &&
 	stage "MPI suite over srd on lo (2, 4, 8 ranks)" mpi_loopback
 	stage "MPI suite over srd across 4 namespaces" mpi_hosts
 	stage "MPI fault test (SIGSTOPped rank)" mpi_fault
+	stage "MPI suite over the verbs wire (emulated device, 2 ranks)" mpi_verbs_emu
 	}
 if [ $full -eq 1 ]; then
 	stage "sft suite against tcp;ofi_rxm" peer_suite

@@ -52,6 +52,7 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+#ifdef HAVE_VERBS
 static void open_verbs(const char *dev, uint16_t npaths, uint16_t nqps,
 		       uint32_t rx_depth)
 {
@@ -73,6 +74,8 @@ static void open_verbs(const char *dev, uint16_t npaths, uint16_t nqps,
 	cr_assert_eq(srd_wire_verbs_open(&attr, &P.b), 0);
 	free(ports);
 }
+
+#endif
 
 static void wpair_open(enum wkind kind, uint16_t npaths, uint32_t rx_depth)
 {
