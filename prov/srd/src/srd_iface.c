@@ -22,26 +22,6 @@
 #include <hwloc.h>
 #endif
 
-static bool iface_allowed(const char *name)
-{
-	const char *list = srd_params.iface;
-	size_t len = strlen(name);
-
-	if (!list || !*list)
-		return true;
-	while (*list) {
-		const char *end = strchr(list, ',');
-		size_t n = end ? (size_t)(end - list) : strlen(list);
-
-		if (n == len && !strncmp(list, name, n))
-			return true;
-		if (!end)
-			break;
-		list = end + 1;
-	}
-	return false;
-}
-
 static uint32_t iface_mtu(const char *name)
 {
 	struct ifreq ifr;
@@ -102,7 +82,7 @@ static bool iface_usable(const struct ifaddrs *ifa)
 	} else if (ifa->ifa_addr->sa_family != AF_INET) {
 		return false;
 	}
-	return iface_allowed(ifa->ifa_name);
+	return srd_name_listed(srd_params.iface, ifa->ifa_name);
 }
 
 static void iface_fill(struct srd_iface *iface, const struct ifaddrs *ifa)

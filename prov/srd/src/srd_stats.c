@@ -194,6 +194,15 @@ static const char *stats_state_str(uint32_t state)
 	return srd_tp_tx_state_str((enum srd_tp_tx_state)state);
 }
 
+static size_t stats_dlist_len(const struct srd_dlist *head)
+{
+	size_t n = 0;
+
+	for (const struct srd_dlist *e = head->next; e != head; e = e->next)
+		n++;
+	return n;
+}
+
 /* The whole report; the caller holds the domain lock. */
 static void stats_print(struct srd_ep *ep, FILE *f)
 {
@@ -217,6 +226,24 @@ static void stats_print(struct srd_ep *ep, FILE *f)
 		e.path_probes, e.rto_spurious, e.peers, e.peers_failed,
 		e.rx_drop_malformed, e.rx_drop_unknown, e.rx_drop_conn,
 		e.rx_drop_window);
+	/* the message layer: what waits where (a stalled receiver shows
+	 * whether its messages are posted, unexpected or held for order) */
+	fprintf(f, "msg posted_msg %zu posted_tagged %zu unexp_msg %zu "
+		"unexp_tagged %zu reorder_bytes %zu\n",
+		stats_dlist_len(&ep->posted_msg),
+		stats_dlist_len(&ep->posted_tagged),
+		stats_dlist_len(&ep->unexp_msg),
+		stats_dlist_len(&ep->unexp_tagged), (size_t)ep->reorder_bytes);
+	for (uint32_t i = 0; i < ep->tp.npeers; i++) {
+		struct srd_peer *mp = srd_peer_of(ep->tp.peer_table[i]);
+
+		if (!mp->tp.rx_active && !mp->tx_msg_id)
+			continue;
+		fprintf(f, "msgpeer %s tx_msg_id %u rx_msg_id %u held %zu\n",
+			srd_wire_addr_str(&mp->tp.addr, buf, sizeof(buf)),
+			mp->tx_msg_id, mp->rx_msg_id,
+			stats_dlist_len(&mp->reorder));
+	}
 	for (uint32_t i = 0; i < ep->tp.npeers; i++) {
 		struct srd_tp_peer *peer = ep->tp.peer_table[i];
 		struct fi_srd_peer_stats p;

@@ -1,6 +1,7 @@
 /*
- * srd_wire_verbs.c: the wire over verbs unreliable-datagram QPs, and the
- * discovery of the ports it can run on.
+ * srd_wire_verbs.c: the wire over verbs unreliable-datagram QPs, the
+ * discovery of the ports it can run on, and the allow-list matching that
+ * FI_SRD_VERBS_DEVICE and FI_SRD_IFACE share.
  *
  * One receive QP (the endpoint's address: GID + its QPN) and nqps send
  * QPs (the first is the receive QP too); every datagram is copied into a
@@ -22,6 +23,27 @@
  */
 #include "config.h"
 #include "srd_verbs.h"
+
+#include <string.h>
+
+bool srd_name_listed(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (!list || !*list)
+		return true;
+	while (*list) {
+		const char *end = strchr(list, ',');
+		size_t n = end ? (size_t)(end - list) : strlen(list);
+
+		if (n == len && !strncmp(list, name, n))
+			return true;
+		if (!end)
+			break;
+		list = end + 1;
+	}
+	return false;
+}
 
 #ifdef HAVE_VERBS
 #include "srd_clock.h"
@@ -841,25 +863,6 @@ static int port_pick_gid(const struct srd_verbs_ops *v,
 	return best_rank;
 }
 
-static bool name_allowed(const char *list, const char *name)
-{
-	size_t len = strlen(name);
-
-	if (!list || !*list)
-		return true;
-	while (*list) {
-		const char *end = strchr(list, ',');
-		size_t n = end ? (size_t)(end - list) : strlen(list);
-
-		if (n == len && !strncmp(list, name, n))
-			return true;
-		if (!end)
-			break;
-		list = end + 1;
-	}
-	return false;
-}
-
 static void port_pci(const char *dev, char *out, size_t len)
 {
 	char path[PATH_MAX], link[PATH_MAX];
@@ -884,7 +887,7 @@ static int device_ports(const struct srd_verbs_ops *v, struct ibv_device *dev,
 	struct ibv_context *ctx;
 	struct ibv_device_attr da;
 
-	if (!name || !name_allowed(allow, name))
+	if (!name || !srd_name_listed(allow, name))
 		return 0;
 	ctx = v->open_device(dev);
 	if (!ctx)

@@ -7,6 +7,7 @@
 #define SRD_TEST_HOST_H
 
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rdma/fabric.h>
@@ -43,7 +44,10 @@ static inline void bhost_open_v(struct bhost *h, uint32_t version,
 	memset(h, 0, sizeof(*h));
 	hints->fabric_attr->prov_name = strdup("srd");
 	hints->ep_attr->type = FI_EP_RDM;
-	hints->addr_format = FI_SOCKADDR_IN;
+	/* on the verbs wire names are FI_ADDR_IB_UD */
+	hints->addr_format = getenv("FI_SRD_WIRE") &&
+			     !strcmp(getenv("FI_SRD_WIRE"), "verbs") ?
+			     FI_FORMAT_UNSPEC : FI_SOCKADDR_IN;
 	hints->caps = caps;
 	if ((caps & (FI_RMA | FI_ATOMIC)) && version >= FI_VERSION(1, 5))
 		hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR |

@@ -25,6 +25,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "srd_test_host.h"
+
 #ifndef AF_IB
 #define AF_IB 27
 #endif
@@ -160,55 +162,20 @@ Test(verbs, no_device_means_enodata)
 
 /* --- two endpoints over the emulated port ------------------------------- */
 
-struct vhost {
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct fid_av *av;
-	struct fid_cq *cq;
-	struct fid_ep *ep;
-	fi_addr_t peer;
-};
-
-static void vhost_open(struct vhost *h, uint64_t caps)
+/* a and b open on the verbs wire and learn each other's 32-byte name */
+static void pair_open(struct bhost *a, struct bhost *b, uint64_t caps,
+		      fi_addr_t *a_to_b, fi_addr_t *b_to_a)
 {
-	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED };
-	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
+	size_t len = 0;
 
-	memset(h, 0, sizeof(*h));
-	h->info = getinfo_ok(caps);
-	cr_assert_eq(fi_fabric(h->info->fabric_attr, &h->fabric, NULL), 0);
-	cr_assert_eq(fi_domain(h->fabric, h->info, &h->domain, NULL), 0);
-	cr_assert_eq(fi_av_open(h->domain, &av_attr, &h->av, NULL), 0);
-	cr_assert_eq(fi_cq_open(h->domain, &cq_attr, &h->cq, NULL), 0);
-	cr_assert_eq(fi_endpoint(h->domain, h->info, &h->ep, NULL), 0);
-	cr_assert_eq(fi_ep_bind(h->ep, &h->av->fid, 0), 0);
-	cr_assert_eq(fi_ep_bind(h->ep, &h->cq->fid, FI_TRANSMIT | FI_RECV), 0);
-	cr_assert_eq(fi_enable(h->ep), 0);
-}
-
-static void vhost_close(struct vhost *h)
-{
-	cr_assert_eq(fi_close(&h->ep->fid), 0);
-	cr_assert_eq(fi_close(&h->cq->fid), 0);
-	cr_assert_eq(fi_close(&h->av->fid), 0);
-	cr_assert_eq(fi_close(&h->domain->fid), 0);
-	cr_assert_eq(fi_close(&h->fabric->fid), 0);
-	fi_freeinfo(h->info);
-}
-
-static void vhost_connect(struct vhost *a, struct vhost *b)
-{
-	uint8_t na[64], nb[64];
-	size_t la = sizeof(na), lb = sizeof(nb);
-
-	cr_assert_eq(fi_getname(&a->ep->fid, na, &la), 0);
-	cr_assert_eq(fi_getname(&b->ep->fid, nb, &lb), 0);
-	cr_assert_eq(la, 32);
-	cr_assert_eq(lb, 32);
-	cr_assert_neq(memcmp(na, nb, 32), 0);
-	cr_assert_eq(fi_av_insert(a->av, nb, 1, &a->peer, 0, NULL), 1);
-	cr_assert_eq(fi_av_insert(b->av, na, 1, &b->peer, 0, NULL), 1);
+	bhost_open_v(a, FI_VERSION(1, 17), caps, 0, 0);
+	bhost_open_v(b, FI_VERSION(1, 17), caps, 0, 0);
+	cr_assert_eq(a->info->addr_format, FI_ADDR_IB_UD);
+	cr_assert_eq(fi_getname(&a->ep->fid, NULL, &len), -FI_ETOOSMALL);
+	cr_assert_eq(len, 32);
+	cr_assert_neq(memcmp(a->addr, b->addr, 32), 0);
+	*a_to_b = bhost_insert(a, b);
+	*b_to_a = bhost_insert(b, a);
 }
 
 static double now_s(void)
@@ -221,7 +188,7 @@ static double now_s(void)
 
 /* Reads one completion from h (progressing others), 10 s at most:
  * 1 success, 0 error (in *err), -1 none. */
-static int wait_one(struct vhost *h, struct vhost *other,
+static int wait_one(struct bhost *h, struct bhost *other,
 		    struct fi_cq_tagged_entry *e, struct fi_cq_err_entry *err)
 {
 	double end = now_s() + 10;
@@ -246,24 +213,22 @@ Test(verbs, messages_of_every_protocol_arrive_intact, .timeout = 60)
 {
 	static const size_t sizes[] = { 1, 100, 4000, 4096, 70000,
 					1 << 20 };
-	struct vhost a, b;
+	struct bhost a, b;
+	fi_addr_t to_b, to_a;
 	struct fi_cq_tagged_entry e;
 	struct fi_cq_err_entry err;
 
 	use_emulation("verbs", NULL);
-	vhost_open(&a, FI_MSG | FI_TAGGED);
-	vhost_open(&b, FI_MSG | FI_TAGGED);
-	vhost_connect(&a, &b);
+	pair_open(&a, &b, FI_MSG | FI_TAGGED, &to_b, &to_a);
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		size_t len = sizes[s];
 		uint8_t *tx = malloc(len), *rx = calloc(1, len);
 
 		for (size_t i = 0; i < len; i++)
 			tx[i] = (uint8_t)(i * 13 + s);
-		cr_assert_eq(fi_trecv(b.ep, rx, len, NULL, b.peer, 7 + s, 0,
-				      rx), 0);
-		cr_assert_eq(fi_tsend(a.ep, tx, len, NULL, a.peer, 7 + s, tx),
+		cr_assert_eq(fi_trecv(b.ep, rx, len, NULL, to_a, 7 + s, 0, rx),
 			     0);
+		cr_assert_eq(fi_tsend(a.ep, tx, len, NULL, to_b, 7 + s, tx), 0);
 		cr_assert_eq(wait_one(&b, &a, &e, &err), 1, "receive of %zu",
 			     len);
 		cr_assert_eq(e.op_context, rx);
@@ -275,30 +240,31 @@ Test(verbs, messages_of_every_protocol_arrive_intact, .timeout = 60)
 		free(tx);
 		free(rx);
 	}
-	vhost_close(&a);
-	vhost_close(&b);
+	bhost_close(&a);
+	bhost_close(&b);
 }
 
 Test(verbs, atomics_fit_a_1k_mtu_port, .timeout = 60)
 {
 	struct fi_atomic_attr attr;
-	struct vhost a;
+	struct bhost a;
 
 	use_emulation("verbs", NULL);
 	setenv("SRD_EMU_MTU", "1024", 1);
-	vhost_open(&a, FI_MSG | FI_ATOMIC);
+	bhost_open_v(&a, FI_VERSION(1, 17), FI_MSG | FI_ATOMIC, 0, 0);
 	/* (1024 - 64 bytes of headers) / 2, to 16 bytes: 480 */
 	cr_assert_eq(fi_query_atomic(a.domain, FI_UINT64, FI_CSWAP, &attr,
 				     FI_COMPARE_ATOMIC), 0);
 	cr_assert_eq(attr.count, 480 / 8);
 	cr_assert_eq(fi_query_atomic(a.domain, FI_UINT8, FI_SUM, &attr, 0), 0);
 	cr_assert_eq(attr.count, 480);
-	vhost_close(&a);
+	bhost_close(&a);
 }
 
 Test(verbs, device_that_goes_away_gives_error_completions, .timeout = 60)
 {
-	struct vhost a, b;
+	struct bhost a, b;
+	fi_addr_t to_b, to_a;
 	struct fi_cq_tagged_entry e;
 	struct fi_cq_err_entry err;
 	uint8_t tx[64] = { 1 }, rx[64];
@@ -308,11 +274,9 @@ Test(verbs, device_that_goes_away_gives_error_completions, .timeout = 60)
 	int got;
 
 	use_emulation("verbs", NULL);
-	vhost_open(&a, FI_MSG);
-	vhost_open(&b, FI_MSG);
-	vhost_connect(&a, &b);
-	cr_assert_eq(fi_recv(b.ep, rx, sizeof(rx), NULL, b.peer, rx), 0);
-	cr_assert_eq(fi_send(a.ep, tx, sizeof(tx), NULL, a.peer, tx), 0);
+	pair_open(&a, &b, FI_MSG, &to_b, &to_a);
+	cr_assert_eq(fi_recv(b.ep, rx, sizeof(rx), NULL, to_a, rx), 0);
+	cr_assert_eq(fi_send(a.ep, tx, sizeof(tx), NULL, to_b, tx), 0);
 	cr_assert_eq(wait_one(&b, &a, &e, &err), 1);
 	cr_assert_eq(wait_one(&a, &b, &e, &err), 1);
 	emu = dlopen(SRD_EMU_DIR "/libsrdemu-fi.so", RTLD_NOW | RTLD_NOLOAD);
@@ -322,7 +286,7 @@ Test(verbs, device_that_goes_away_gives_error_completions, .timeout = 60)
 	cr_assert_not_null(remove_dev);
 	remove_dev("emu_roce0");
 	t0 = now_s();
-	cr_assert_eq(fi_send(a.ep, tx, sizeof(tx), NULL, a.peer, tx), 0);
+	cr_assert_eq(fi_send(a.ep, tx, sizeof(tx), NULL, to_b, tx), 0);
 	got = wait_one(&a, NULL, &e, &err);
 	cr_assert_eq(got, 0, "the send %s", got > 0 ? "succeeded" :
 		     "never completed");
@@ -332,10 +296,10 @@ Test(verbs, device_that_goes_away_gives_error_completions, .timeout = 60)
 	/* the dead wire fails it, not the 30 s peer timeout */
 	cr_assert_lt(now_s() - t0, 10.0);
 	/* later sends fail the same way; closing works */
-	cr_assert_eq(fi_send(a.ep, tx, sizeof(tx), NULL, a.peer, tx + 1), 0);
+	cr_assert_eq(fi_send(a.ep, tx, sizeof(tx), NULL, to_b, tx + 1), 0);
 	cr_assert_eq(wait_one(&a, NULL, &e, &err), 0);
 	cr_assert_eq(err.err, FI_ENODEV);
-	vhost_close(&a);
-	vhost_close(&b);
+	bhost_close(&a);
+	bhost_close(&b);
 	dlclose(emu);
 }
