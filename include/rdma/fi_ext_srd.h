@@ -36,7 +36,7 @@ extern "C" {
  */
 struct fi_srd_ud_addr {
 	uint16_t family;	/* AF_IB (27) */
-	uint16_t reserved0;
+	uint16_t lid;		/* InfiniBand: the port's LID; RoCE: 0 */
 	uint32_t qpn;		/* the endpoint's receive QP number */
 	uint32_t qkey;
 	uint32_t reserved1;

@@ -115,8 +115,6 @@ struct srd_iface {
 	int locality;			/* 0 = near this process's CPUs */
 };
 int srd_iface_list(struct srd_iface **ifaces, int *count);
-/* Which wire fi_getinfo offers (FI_SRD_WIRE, FI_SRD_IFACE, devices). */
-enum srd_wire_kind srd_iface_wire(int verbs_ports);
 uint32_t srd_domain_atomic_max(const struct srd_iface *iface);
 const struct srd_iface *srd_iface_find(const struct srd_iface *ifaces,
 				       int count, const char *name, int family);

@@ -290,39 +290,66 @@ static int iface_list_verbs(const struct srd_verbs_port *ports, int nports,
 	return 0;
 }
 
-enum srd_wire_kind srd_iface_wire(int verbs_ports)
+/* FI_SRD_WIRE names one wire; auto offers the RDMA ports first and then
+ * the IP interfaces, so that applications that take the first entry get
+ * verbs where it exists while socket-address hints and IP nodes still
+ * find UDP.  Naming IP interfaces (FI_SRD_IFACE=lo) asks for UDP only. */
+static bool wire_offers(enum srd_wire_kind kind)
 {
 	const char *wire = srd_params.wire;
 
-	if (wire && !strcmp(wire, "verbs"))
-		return SRD_WIRE_VERBS;
-	if (wire && !strcmp(wire, "udp"))
-		return SRD_WIRE_UDP;
-	/* auto: naming IP interfaces (FI_SRD_IFACE=lo) chooses UDP */
-	if (srd_params.iface && *srd_params.iface)
-		return SRD_WIRE_UDP;
-	return verbs_ports ? SRD_WIRE_VERBS : SRD_WIRE_UDP;
+	if (wire && strcmp(wire, "auto"))
+		return !strcmp(wire, kind == SRD_WIRE_VERBS ? "verbs" : "udp");
+	if (kind == SRD_WIRE_UDP)
+		return true;
+	return !srd_params.iface || !*srd_params.iface;
 }
 
-/* The domains fi_getinfo offers: the RDMA ports of the verbs wire, or
- * the IP interfaces of the UDP wire (FI_SRD_WIRE); best first. */
+static void iface_order(struct srd_iface *ifaces, int count)
+{
+	iface_locality(ifaces, count);
+	qsort(ifaces, (size_t)count, sizeof(*ifaces), iface_cmp);
+}
+
+/* The domains fi_getinfo offers (FI_SRD_WIRE): the RDMA ports of the
+ * verbs wire, then the IP interfaces of the UDP wire; each best first. */
 int srd_iface_list(struct srd_iface **out, int *count)
 {
 	struct srd_verbs_port *ports = NULL;
-	int nports = 0, ret;
+	struct srd_iface *vifs = NULL, *uifs = NULL, *all;
+	int nports = 0, nv = 0, nu = 0, ret = 0;
 
-	if (srd_iface_wire(1) == SRD_WIRE_VERBS)
+	if (wire_offers(SRD_WIRE_VERBS)) {
 		srd_verbs_port_list(srd_params.verbs_device,
 				    srd_params.verbs_gid_index, &ports, &nports);
-	if (srd_iface_wire(nports) == SRD_WIRE_VERBS)
-		ret = iface_list_verbs(ports, nports, out, count);
-	else
-		ret = iface_list_udp(out, count);
-	free(ports);
-	if (ret)
-		return ret;
-	iface_locality(*out, *count);
-	qsort(*out, (size_t)*count, sizeof(**out), iface_cmp);
+		ret = iface_list_verbs(ports, nports, &vifs, &nv);
+		free(ports);
+		if (ret)
+			return ret;
+		iface_order(vifs, nv);
+	}
+	if (wire_offers(SRD_WIRE_UDP)) {
+		ret = iface_list_udp(&uifs, &nu);
+		if (ret) {
+			free(vifs);
+			return ret;
+		}
+		iface_order(uifs, nu);
+	}
+	all = calloc((size_t)(nv + nu) + 1, sizeof(*all));
+	if (!all) {
+		free(vifs);
+		free(uifs);
+		return -FI_ENOMEM;
+	}
+	if (nv)
+		memcpy(all, vifs, (size_t)nv * sizeof(*all));
+	if (nu)
+		memcpy(all + nv, uifs, (size_t)nu * sizeof(*all));
+	free(vifs);
+	free(uifs);
+	*out = all;
+	*count = nv + nu;
 	return 0;
 }
 

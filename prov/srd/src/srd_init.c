@@ -58,9 +58,9 @@ static void params_define(void)
 		"(default: %d)", srd_params.paths);
 	fi_param_define(&srd_prov, "wire", FI_PARAM_STRING,
 		"The lower wire: udp (sockets), verbs (libibverbs UD queue "
-		"pairs, one domain per active RDMA port) or auto: verbs where a "
-		"usable RDMA port exists and FI_SRD_IFACE is not set, else udp "
-		"(default: auto)");
+		"pairs, one domain per active RDMA port) or auto: the RDMA "
+		"ports first, then the IP interfaces (udp only when "
+		"FI_SRD_IFACE is set) (default: auto)");
 	fi_param_define(&srd_prov, "gpu_pci", FI_PARAM_STRING,
 		"PCI address of the GPU this process uses (\"0000:17:00.0\"): "
 		"domains are ordered by their distance to it, then by CPU "

@@ -80,6 +80,7 @@ struct srd_verbs_port {
 	uint8_t port;			/* 1-based */
 	int gid_index;
 	uint8_t gid[16];
+	uint16_t lid;			/* InfiniBand: the port's LID */
 	bool roce;			/* Ethernet link layer (RoCE) */
 	bool roce_v2;			/* UDP-encapsulated: flow labels spray */
 	uint32_t mtu;			/* active MTU, bytes */

@@ -26,7 +26,8 @@
 #endif
 struct srd_sockaddr_ud {
 	sa_family_t family;		/* AF_IB */
-	uint16_t reserved0;
+	uint16_t lid;			/* InfiniBand: the port's LID, which
+					 * switches forward by; RoCE: 0 */
 	uint32_t qpn;			/* the endpoint's receive QP */
 	uint32_t qkey;
 	uint32_t reserved1;

@@ -18,6 +18,8 @@
 /* the public layout of a verbs name (rdma/fi_ext_srd.h) is this one */
 static_assert(sizeof(struct srd_sockaddr_ud) == sizeof(struct fi_srd_ud_addr),
 	      "UD name size");
+static_assert(offsetof(struct srd_sockaddr_ud, lid) ==
+	      offsetof(struct fi_srd_ud_addr, lid), "UD name lid");
 static_assert(offsetof(struct srd_sockaddr_ud, qpn) ==
 	      offsetof(struct fi_srd_ud_addr, qpn), "UD name qpn");
 static_assert(offsetof(struct srd_sockaddr_ud, qkey) ==

@@ -70,8 +70,14 @@ struct srd_verbs_ah {
 	struct srd_hnode hnode;		/* key: hash(gid) ^ path */
 	uint8_t gid[16];
 	uint16_t path;
-	struct ibv_ah *ah;
+	struct ibv_ah *ah;		/* NULL: creating it failed */
+	uint64_t retry_ns;		/* then: not tried again before */
 };
+
+/* A peer whose handle cannot be made (no route, no neighbour entry) is
+ * not asked for again at every datagram: its datagrams are lost (the
+ * transport resends, and fails the peer in the end) until then. */
+#define SRD_VERBS_AH_RETRY_NS	(100 * SRD_NS_PER_MS)
 
 struct srd_verbs_sq {
 	struct ibv_qp *qp;
@@ -81,6 +87,7 @@ struct srd_verbs_sq {
 	uint16_t gen;			/* bumped by every reset: stale
 					 * completions name an old one */
 	bool broken;			/* went to error: reset before use */
+	bool send_error_only;		/* by a failed send (SQE) alone */
 };
 
 enum { RX_FREE, RX_POSTED, RX_HELD };
@@ -113,6 +120,7 @@ struct srd_wire_verbs {
 	struct srd_hmap ahs;
 	struct srd_wire_verbs_stats {
 		uint64_t tx_drops, tx_errors, rx_errors, resets;
+		uint64_t ah_failures, port_events;
 	} st;
 };
 
@@ -162,12 +170,33 @@ static int qp_to_rts(struct srd_wire_verbs *vw, struct ibv_qp *qp)
 }
 
 static int rx_post_free(struct srd_wire_verbs *vw);
+static void qp_reset_hard(struct srd_wire_verbs *vw, uint16_t q);
 
 /* A QP in error (a failed send, a fatal QP event): back to RESET, which
  * drops every queued request without completions, and up again.  What it
  * held is lost; the transport resends.  The receive QP gets every buffer
  * the layer above does not hold posted again. */
 static void qp_reset(struct srd_wire_verbs *vw, uint16_t q)
+{
+	struct srd_verbs_sq *sq = &vw->sqs[q];
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTS,
+				 .cur_qp_state = IBV_QPS_SQE };
+
+	/* A failed UD send leaves the QP in SQE, where it still receives:
+	 * back to RTS keeps the posted receives (what was queued to send
+	 * is flushed; the transport resends it). */
+	if (!sq->send_error_only ||
+	    vw->v->modify_qp(sq->qp, &a, IBV_QP_STATE | IBV_QP_CUR_STATE)) {
+		qp_reset_hard(vw, q);
+		return;
+	}
+	sq->tail = sq->head;
+	sq->gen++;
+	sq->broken = false;
+	sq->send_error_only = false;
+}
+
+static void qp_reset_hard(struct srd_wire_verbs *vw, uint16_t q)
 {
 	struct srd_verbs_sq *sq = &vw->sqs[q];
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
@@ -183,6 +212,7 @@ static void qp_reset(struct srd_wire_verbs *vw, uint16_t q)
 	}
 	sq->tail = sq->head;
 	sq->broken = false;
+	sq->send_error_only = false;
 	if (q == 0) {
 		for (uint32_t i = 0; i < vw->rx_depth; i++)
 			if (vw->rx_state[i] == RX_POSTED)
@@ -278,39 +308,64 @@ static uint32_t path_flow_label(uint16_t path)
 	return ((x >> 12) & 0xfffff) | 1;
 }
 
-static struct ibv_ah *ah_get(struct srd_wire_verbs *vw, const uint8_t *gid,
-			     uint16_t path)
+static struct ibv_ah *ah_create(struct srd_wire_verbs *vw,
+				const struct srd_sockaddr_ud *dst,
+				uint16_t path)
 {
-	uint64_t key = srd_hash_bytes(gid, 16) ^ path;
-	struct srd_hnode *n;
-	struct srd_verbs_ah *e;
 	struct ibv_ah_attr a;
 
-	for (n = srd_hmap_find(&vw->ahs, key); n; n = srd_hmap_next(n)) {
-		e = srd_container_of(n, struct srd_verbs_ah, hnode);
-		if (e->path == path && !memcmp(e->gid, gid, 16))
-			return e->ah;
-	}
-	/* first datagram to this (peer, path): off the fast path */
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return NULL;
 	memset(&a, 0, sizeof(a));
 	a.is_global = 1;
-	memcpy(a.grh.dgid.raw, gid, 16);
+	memcpy(a.grh.dgid.raw, dst->gid, 16);
 	a.grh.sgid_index = (uint8_t)vw->port.gid_index;
 	a.grh.hop_limit = 64;
 	a.grh.flow_label = path_flow_label(path);
+	/* InfiniBand switches forward by LID; RoCE resolves the GID */
+	a.dlid = vw->port.roce ? 0 : dst->lid;
+	a.sl = 0;
 	a.port_num = vw->port.port;
-	e->ah = vw->v->create_ah(vw->pd, &a);
-	if (!e->ah || srd_hmap_insert(&vw->ahs, &e->hnode, key)) {
-		if (e->ah)
-			vw->v->destroy_ah(e->ah);
-		free(e);
+	return vw->v->create_ah(vw->pd, &a);
+}
+
+/* The handle of (peer, path).  The first datagram on it makes one:
+ * the one call on the send path that may enter the kernel (RoCE
+ * resolves the neighbour there).  Failures are remembered. */
+static struct ibv_ah *ah_get(struct srd_wire_verbs *vw,
+			     const struct srd_sockaddr_ud *dst, uint16_t path)
+{
+	uint64_t key = srd_hash_bytes(dst->gid, 16) ^ path;
+	struct srd_hnode *n;
+	struct srd_verbs_ah *e = NULL;
+
+	for (n = srd_hmap_find(&vw->ahs, key); n; n = srd_hmap_next(n)) {
+		struct srd_verbs_ah *x =
+			srd_container_of(n, struct srd_verbs_ah, hnode);
+
+		if (x->path == path && !memcmp(x->gid, dst->gid, 16)) {
+			if (x->ah)
+				return x->ah;
+			e = x;
+			break;
+		}
+	}
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e)
+			return NULL;
+		memcpy(e->gid, dst->gid, 16);
+		e->path = path;
+		if (srd_hmap_insert(&vw->ahs, &e->hnode, key)) {
+			free(e);
+			return NULL;
+		}
+	} else if (srd_clock_now_ns() < e->retry_ns) {
 		return NULL;
 	}
-	memcpy(e->gid, gid, 16);
-	e->path = path;
+	e->ah = ah_create(vw, dst, path);
+	if (!e->ah) {
+		vw->st.ah_failures++;
+		e->retry_ns = srd_clock_now_ns() + SRD_VERBS_AH_RETRY_NS;
+	}
 	return e->ah;
 }
 
@@ -333,6 +388,10 @@ static void tx_reap(struct srd_wire_verbs *vw)
 			vw->sqs[q].tail = (uint32_t)wc[i].wr_id + 1;
 			if (wc[i].status != IBV_WC_SUCCESS) {
 				vw->st.tx_errors++;
+				if (!vw->sqs[q].broken)
+					vw->sqs[q].send_error_only =
+						wc[i].status !=
+						IBV_WC_WR_FLUSH_ERR;
 				vw->sqs[q].broken = true;
 			}
 		}
@@ -419,7 +478,7 @@ static int verbs_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
 		slot = sq->slots + (size_t)(sq->head % vw->tx_depth) *
 				   vw->tx_slot;
 		len = tx_copy(slot, &tx[i], wire->mtu);
-		ah = len == SIZE_MAX ? NULL : ah_get(vw, dst->ud.gid, path);
+		ah = len == SIZE_MAX ? NULL : ah_get(vw, &dst->ud, path);
 		if (!ah) {
 			vw->st.tx_drops++;	/* too long, or no handle */
 			continue;
@@ -470,15 +529,20 @@ static void async_drain(struct srd_wire_verbs *vw)
 		case IBV_EVENT_QP_REQ_ERR:
 		case IBV_EVENT_QP_ACCESS_ERR:
 			for (uint16_t q = 0; q < vw->nqps; q++)
-				if (vw->sqs[q].qp == ev.element.qp)
+				if (vw->sqs[q].qp == ev.element.qp) {
 					vw->sqs[q].broken = true;
+					vw->sqs[q].send_error_only = false;
+				}
 			break;
 		case IBV_EVENT_CQ_ERR:
 			vw->wire.error = -EIO;
 			break;
 		default:
 			/* port down/up, GID changes: packets are lost
-			 * meanwhile, which the transport copes with */
+			 * meanwhile, which the transport copes with (a GID
+			 * that changed for good leaves peers with a stale
+			 * name: they time out) */
+			vw->st.port_events++;
 			break;
 		}
 		vw->v->ack_async_event(&ev);
@@ -499,6 +563,7 @@ static void rx_source(const struct srd_wire_verbs *vw, const uint8_t *grh,
 	} else {
 		memcpy(src->ud.gid, grh + 8, 16);
 	}
+	src->ud.lid = vw->port.roce ? 0 : wc->slid;
 	src->ud.qpn = wc->wc_flags & IBV_WC_WITH_IMM ?
 		      ntohl(wc->imm_data) & 0xffffff : wc->src_qp;
 	src->ud.qkey = SRD_VERBS_QKEY;
@@ -532,11 +597,20 @@ static int rx_poll_cq(struct srd_wire_verbs *vw, struct srd_wire_rx *rx,
 		if ((uint32_t)(wc[i].wr_id >> 32) != vw->rx_gen ||
 		    slot >= vw->rx_depth)
 			continue;		/* before a reset */
-		if (wc[i].status != IBV_WC_SUCCESS) {
+		if (wc[i].status == IBV_WC_WR_FLUSH_ERR) {
+			/* the QP is in error: a reset posts it again */
 			vw->rx_state[slot] = RX_FREE;
-			if (wc[i].status != IBV_WC_WR_FLUSH_ERR)
-				vw->st.rx_errors++;
+			if (!vw->sqs[0].broken)
+				vw->sqs[0].send_error_only = false;
 			vw->sqs[0].broken = true;
+			continue;
+		}
+		if (wc[i].status != IBV_WC_SUCCESS) {
+			/* one bad datagram (too long, ...): its buffer goes
+			 * back; a remote peer must not make us reset */
+			vw->st.rx_errors++;
+			vw->rx_state[slot] = RX_HELD;
+			vw->rx_held[vw->nheld++] = slot;
 			continue;
 		}
 		buf = vw->rx_buf + (size_t)slot * vw->rx_slot;
@@ -606,7 +680,8 @@ static void verbs_close(struct srd_wire *wire)
 			struct srd_verbs_ah *ah =
 				srd_container_of(n, struct srd_verbs_ah, hnode);
 
-			v->destroy_ah(ah->ah);
+			if (ah->ah)
+				v->destroy_ah(ah->ah);
 			free(ah);
 			n = next;
 		}
@@ -731,7 +806,10 @@ static int verbs_open_res(struct srd_wire_verbs *vw)
 		return -ENOMEM;
 	if (set_nonblock(vw->ch->fd) || set_nonblock(vw->ctx->async_fd))
 		return -errno;
-	vw->rx_cq = v->create_cq(vw->ctx, (int)vw->rx_depth, vw, vw->ch, 0);
+	/* twice the buffers: after a reset, stale flushes and the new
+	 * posts' completions may both be queued */
+	vw->rx_cq = v->create_cq(vw->ctx, (int)(2 * vw->rx_depth), vw, vw->ch,
+				 0);
 	vw->tx_cq = v->create_cq(vw->ctx, (int)(vw->nqps * vw->tx_depth),
 				 vw, NULL, 0);
 	vw->rx_buf = alloc_pages(rx_len);
@@ -777,7 +855,8 @@ int srd_wire_verbs_open(const struct srd_wire_verbs_attr *attr,
 		vw->nqps = vw->wire.npaths;
 	vw->rx_depth = attr->rx_depth ? attr->rx_depth : 1024;
 	vw->tx_depth = attr->tx_depth ? attr->tx_depth : 256;
-	vw->rx_slot = SRD_VERBS_GRH + vw->wire.mtu;
+	/* the port's MTU, not our cap: a peer's larger datagram still fits */
+	vw->rx_slot = SRD_VERBS_GRH + vw->port.mtu;
 	vw->tx_slot = vw->wire.mtu;
 	vw->v4_mapped = vw->port.roce_v2 &&
 			!memcmp(vw->port.gid, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12);
@@ -793,6 +872,7 @@ int srd_wire_verbs_open(const struct srd_wire_verbs_attr *attr,
 		return ret;
 	}
 	vw->wire.addr.ud.family = AF_IB;
+	vw->wire.addr.ud.lid = vw->port.roce ? 0 : vw->port.lid;
 	vw->wire.addr.ud.qpn = vw->sqs[0].qp->qp_num;
 	vw->wire.addr.ud.qkey = SRD_VERBS_QKEY;
 	memcpy(vw->wire.addr.ud.gid, vw->port.gid, 16);
@@ -824,16 +904,19 @@ static bool gid_is_zero(const uint8_t *gid)
 }
 
 /* Preference: RoCE v2 with an IPv4-mapped address (routable, sprays),
- * RoCE v2, InfiniBand, RoCE v1. */
+ * RoCE v2 with a global IPv6 one, InfiniBand, RoCE v2 link-local (the
+ * same on every link: not routable), RoCE v1. */
 static int gid_rank(const struct ibv_gid_entry *e)
 {
 	bool v4 = !memcmp(e->gid.raw, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12);
+	bool link_local = e->gid.raw[0] == 0xfe &&
+			  (e->gid.raw[1] & 0xc0) == 0x80;
 
 	if (gid_is_zero(e->gid.raw))
 		return -1;
 	switch (e->gid_type) {
-	case IBV_GID_TYPE_ROCE_V2: return v4 ? 4 : 3;
-	case IBV_GID_TYPE_IB: return 2;
+	case IBV_GID_TYPE_ROCE_V2: return v4 ? 5 : link_local ? 2 : 4;
+	case IBV_GID_TYPE_IB: return 3;
 	default: return 1;
 	}
 }
@@ -887,7 +970,9 @@ static int device_ports(const struct srd_verbs_ops *v, struct ibv_device *dev,
 	struct ibv_context *ctx;
 	struct ibv_device_attr da;
 
-	if (!name || !srd_name_listed(allow, name))
+	/* iWARP has no unreliable datagrams */
+	if (!name || dev->transport_type == IBV_TRANSPORT_IWARP ||
+	    !srd_name_listed(allow, name))
 		return 0;
 	ctx = v->open_device(dev);
 	if (!ctx)
@@ -921,6 +1006,7 @@ static int device_ports(const struct srd_verbs_ops *v, struct ibv_device *dev,
 		sp->gid_index = (int)gid.gid_index;
 		memcpy(sp->gid, gid.gid.raw, 16);
 		sp->roce = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
+		sp->lid = pa.lid;
 		sp->roce_v2 = gid.gid_type == IBV_GID_TYPE_ROCE_V2;
 		sp->mtu = mtu_bytes(pa.active_mtu);
 		port_pci(name, sp->pci_bus_id, sizeof(sp->pci_bus_id));

@@ -123,14 +123,35 @@ Test(verbs, auto_takes_verbs_unless_an_ip_interface_is_named)
 	fi_freeinfo(info);
 }
 
-Test(verbs, auto_takes_verbs_where_a_port_exists)
+Test(verbs, auto_offers_verbs_first_then_udp)
 {
-	struct fi_info *info;
+	struct fi_info *info, *hints, *udp = NULL;
+	bool lo = false;
 
 	use_emulation("auto", NULL);
 	info = getinfo_ok(FI_MSG);
 	cr_assert_str_eq(info->domain_attr->name, "emu_roce0:1");
+	cr_assert_eq(info->addr_format, FI_ADDR_IB_UD);
+	for (struct fi_info *i = info->next; i; i = i->next) {
+		cr_assert_neq(i->addr_format, FI_ADDR_IB_UD,
+			      "verbs domains come first");
+		lo |= !strcmp(i->domain_attr->name, "lo");
+	}
+	cr_assert(lo, "the IP interfaces follow");
 	fi_freeinfo(info);
+	/* a socket-address caller still finds UDP, and so does an IP node */
+	hints = hints_new(FI_MSG);
+	hints->addr_format = FI_SOCKADDR_IN;
+	cr_assert_eq(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints,
+				&udp), 0);
+	cr_assert_eq(udp->addr_format, FI_SOCKADDR_IN);
+	fi_freeinfo(udp);
+	hints->addr_format = FI_FORMAT_UNSPEC;
+	cr_assert_eq(fi_getinfo(FI_VERSION(1, 17), "127.0.0.1", "4000", 0,
+				hints, &udp), 0);
+	cr_assert_str_eq(udp->domain_attr->name, "lo");
+	fi_freeinfo(udp);
+	fi_freeinfo(hints);
 }
 
 Test(verbs, no_device_means_enodata)

@@ -364,6 +364,7 @@ Test(verbs_emu, discovery_picks_active_ports_and_the_best_gid, .timeout = 60)
 	cr_assert_eq(ports[1].gid_index, 0);
 	cr_assert(!ports[1].roce);
 	cr_assert_eq(ports[1].mtu, 2048);
+	cr_assert_eq(ports[1].lid, 2, "an IB port's LID is its address");
 	free(ports);
 	cr_assert_eq(srd_verbs_port_list("emu_ib0,other", -1, &ports, &count),
 		     0);
@@ -392,8 +393,13 @@ Test(verbs_emu, address_is_fixed_length_gid_qpn_qkey, .timeout = 60)
 	cr_assert(srd_wire_addr_same_host(&P.a->addr, &P.b->addr));
 	cr_assert(!srd_wire_addr_equal(&P.a->addr, &P.b->addr));
 	cr_assert_eq(P.a->mtu, 4096);
+	cr_assert_eq(P.a->addr.ud.lid, 0, "RoCE routes by GID");
 	srd_wire_addr_str(&P.a->addr, s, sizeof(s));
 	cr_assert(strstr(s, "::ffff:127.0.0.1") != NULL, "%s", s);
+	wpair_close();
+	wpair_open(W_EMU_IB, 4, 64);
+	cr_assert_eq(P.a->addr.ud.lid, 2, "IB: the LID switches forward by");
+	cr_assert_eq(P.a->mtu, 2048);
 	wpair_close();
 }
 

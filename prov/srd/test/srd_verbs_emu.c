@@ -266,6 +266,7 @@ static int emu_query_port(struct ibv_context *ctx, uint8_t port,
 	attr->active_mtu = mtu_enum(d->attr.mtu);
 	attr->max_mtu = IBV_MTU_4096;
 	attr->gid_tbl_len = 2;
+	attr->lid = d->attr.roce_v2_ipv4 ? 0 : d->attr.host;
 	attr->link_layer = d->attr.roce_v2_ipv4 ? IBV_LINK_LAYER_ETHERNET :
 			   IBV_LINK_LAYER_INFINIBAND;
 	return 0;
@@ -749,7 +750,10 @@ struct emu_pkt {
 	uint32_t src_qpn;
 	uint32_t qkey;
 	uint32_t imm;			/* network order, as posted */
-	uint32_t with_imm;
+	uint16_t with_imm;
+	uint16_t slid;			/* InfiniBand: source and destination */
+	uint16_t dlid;			/* LIDs, as a switch forwards by them */
+	uint16_t reserved;
 	uint32_t len;
 	uint8_t sgid[16];
 	uint8_t dgid[16];
@@ -766,7 +770,8 @@ static void deliver(struct emu_qp *to, const struct emu_pkt *pkt)
 	struct emu_rwr *r;
 	struct ibv_wc wc;
 
-	if (dev->removed || memcmp(dev->gid, pkt->dgid, 16)) {
+	if (dev->removed || memcmp(dev->gid, pkt->dgid, 16) ||
+	    (!dev->attr.roce_v2_ipv4 && pkt->dlid != dev->attr.host)) {
 		emu_st.drop_no_qp++;
 		return;
 	}
@@ -790,6 +795,7 @@ static void deliver(struct emu_qp *to, const struct emu_pkt *pkt)
 	wc.opcode = IBV_WC_RECV;
 	wc.qp_num = to->qp.qp_num;
 	wc.src_qp = pkt->src_qpn;
+	wc.slid = pkt->slid;
 	if (r->len < 40 + pkt->len || !lkey_covers(r->lkey, r->addr, r->len)) {
 		wc.status = r->len < 40 + pkt->len ? IBV_WC_LOC_LEN_ERR :
 			    IBV_WC_LOC_PROT_ERR;
@@ -847,6 +853,9 @@ static void wire_send(struct emu_qp *from, const struct ibv_send_wr *wr,
 	pkt.qkey = wr->wr.ud.remote_qkey;
 	pkt.imm = wr->imm_data;
 	pkt.with_imm = wr->opcode == IBV_WR_SEND_WITH_IMM;
+	pkt.slid = from->ctx->dev->attr.roce_v2_ipv4 ? 0 :
+		   from->ctx->dev->attr.host;
+	pkt.dlid = ah->attr.dlid;
 	pkt.len = len;
 	memcpy(pkt.sgid, from->ctx->dev->gid, 16);
 	memcpy(pkt.dgid, ah->attr.grh.dgid.raw, 16);
