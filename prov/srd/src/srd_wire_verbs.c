@@ -172,10 +172,9 @@ static int qp_to_rts(struct srd_wire_verbs *vw, struct ibv_qp *qp)
 static int rx_post_free(struct srd_wire_verbs *vw);
 static void qp_reset_hard(struct srd_wire_verbs *vw, uint16_t q);
 
-/* A QP in error (a failed send, a fatal QP event): back to RESET, which
- * drops every queued request without completions, and up again.  What it
- * held is lost; the transport resends.  The receive QP gets every buffer
- * the layer above does not hold posted again. */
+/* A QP in error: after a failed send alone, SQE back to RTS; otherwise
+ * (flushes, a fatal QP event) qp_reset_hard.  What was queued is lost;
+ * the transport resends. */
 static void qp_reset(struct srd_wire_verbs *vw, uint16_t q)
 {
 	struct srd_verbs_sq *sq = &vw->sqs[q];
@@ -196,6 +195,9 @@ static void qp_reset(struct srd_wire_verbs *vw, uint16_t q)
 	sq->send_error_only = false;
 }
 
+/* Back to RESET, which drops every queued request without completions,
+ * and up again; the receive QP gets every buffer the layer above does
+ * not hold posted again. */
 static void qp_reset_hard(struct srd_wire_verbs *vw, uint16_t q)
 {
 	struct srd_verbs_sq *sq = &vw->sqs[q];
