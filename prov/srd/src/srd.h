@@ -77,6 +77,7 @@ struct srd_params {
 	int ack_delay_us;
 	int cc_target_us;		/* delay target over base RTT; 0: no CC */
 	int cwnd_init;			/* packets */
+	int path_step_us;		/* path steering by RTT; 0: off */
 	int stats;			/* bool: print counters at close */
 	char *stats_dir;		/* snapshot files for srd_stat */
 	int stats_interval_ms;

@@ -622,6 +622,7 @@ int srd_ep_open_wire(struct srd_ep *ep, const union srd_wire_addr *addr)
 	cfg.ack_delay_ns = (uint64_t)srd_params.ack_delay_us * SRD_NS_PER_US;
 	cfg.cc_target_ns = (uint64_t)srd_params.cc_target_us * SRD_NS_PER_US;
 	cfg.cwnd_init = (uint32_t)srd_params.cwnd_init;
+	cfg.path_step_ns = (uint64_t)srd_params.path_step_us * SRD_NS_PER_US;
 	cfg.peer_size = sizeof(struct srd_peer);
 	cfg.max_peers = (uint32_t)srd_params.max_peers;
 	cfg.features = SRD_FEAT_RMA;

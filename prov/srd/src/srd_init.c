@@ -23,6 +23,7 @@ struct srd_params srd_params = {
 	.ack_delay_us = SRD_TP_ACK_DELAY_NS_DEFAULT / SRD_NS_PER_US,
 	.cc_target_us = SRD_TP_CC_TARGET_NS_DEFAULT / SRD_NS_PER_US,
 	.cwnd_init = SRD_TP_CWND_INIT_DEFAULT,
+	.path_step_us = SRD_TP_PATH_DELAY_STEP_NS / SRD_NS_PER_US,
 	.stats_interval_ms = 100,
 	.progress_thread = 1,
 	.progress_idle_us = 1000,
@@ -95,8 +96,9 @@ static void params_define(void)
 		"pushes back on senders (default: %zu)",
 		srd_params.unexp_max_bytes);
 	fi_param_define(&srd_prov, "max_peers", FI_PARAM_INT,
-		"Peers an endpoint keeps transport state for (about 10 KiB "
-		"each); handshakes from further addresses are dropped "
+		"Peers an endpoint keeps transport state for (about 2.2 KiB "
+		"each, and an 8 KiB send ring while packets are in flight to "
+		"it); handshakes from further addresses are dropped "
 		"(default: %d)", srd_params.max_peers);
 	fi_param_define(&srd_prov, "tx_window", FI_PARAM_INT,
 		"Packets in flight per peer, at most %d (default: %d)",
@@ -119,6 +121,12 @@ static void params_define(void)
 	fi_param_define(&srd_prov, "cwnd_init", FI_PARAM_INT,
 		"Congestion window of a new send session, packets, at most "
 		"tx_window (default: %d)", srd_params.cwnd_init);
+	fi_param_define(&srd_prov, "path_step_us", FI_PARAM_INT,
+		"Path steering: a path whose RTT exceeds the best path's by "
+		"this many microseconds gets one turn in two, twice as much "
+		"one in three, and so on; about the queueing delay the "
+		"fabric's switches can hold; 0 spreads evenly (default: %d)",
+		srd_params.path_step_us);
 	fi_param_define(&srd_prov, "stats", FI_PARAM_BOOL,
 		"Print the endpoint's transport, peer and path counters to "
 		"stderr when it closes (default: %d)", srd_params.stats);
@@ -173,6 +181,8 @@ static void params_read(void)
 	if (!fi_param_get_int(&srd_prov, "cwnd_init", &v) && v >= 1 &&
 	    v <= SRD_TP_WINDOW_MAX)
 		srd_params.cwnd_init = v;
+	if (!fi_param_get_int(&srd_prov, "path_step_us", &v) && v >= 0)
+		srd_params.path_step_us = v;
 	fi_param_get_bool(&srd_prov, "stats", &srd_params.stats);
 	fi_param_get_str(&srd_prov, "stats_dir", &srd_params.stats_dir);
 	if (!fi_param_get_int(&srd_prov, "stats_interval_ms", &v) && v >= 1)

@@ -20,6 +20,7 @@ void srd_tp_cfg_default(struct srd_tp_cfg *cfg)
 	cfg->ack_delay_ns = SRD_TP_ACK_DELAY_NS_DEFAULT;
 	cfg->cc_target_ns = SRD_TP_CC_TARGET_NS_DEFAULT;
 	cfg->cwnd_init = SRD_TP_CWND_INIT_DEFAULT;
+	cfg->path_step_ns = SRD_TP_PATH_DELAY_STEP_NS;
 	cfg->max_peers = 1u << 20;
 	cfg->peer_size = sizeof(struct srd_tp_peer);
 	cfg->features = 0;
@@ -64,6 +65,12 @@ void srd_tp_fini(struct srd_tp *tp)
 		free(peer->paths);
 		free(peer->tx_ring);
 		free(peer);
+	}
+	while (tp->ring_free) {
+		struct srd_tp_pkt **ring = tp->ring_free;
+
+		tp->ring_free = (struct srd_tp_pkt **)ring[0];
+		free(ring);
 	}
 	free(tp->peer_table);
 	srd_hmap_fini(&tp->peers);

@@ -152,7 +152,9 @@ struct srd_tp_peer {
 	struct srd_dlist tx_queue;
 	struct srd_dlist tx_inflight_list;
 	struct srd_dlist tx_lost;	/* resent before anything new */
-	struct srd_tp_pkt **tx_ring;	/* SRD_TP_WINDOW_MAX slots by psn */
+	/* SRD_TP_WINDOW_MAX slots by psn while packets are in flight; NULL
+	 * (back in srd_tp.ring_free) when none are: idle peers hold none. */
+	struct srd_tp_pkt **tx_ring;
 	uint64_t hs_first_ns;
 	uint64_t hs_deadline;
 	uint64_t hs_rto;
@@ -246,6 +248,9 @@ struct srd_tp_cfg {
 	uint64_t ack_delay_ns;
 	uint64_t cc_target_ns;		/* queueing delay aimed at; 0: no CC */
 	uint32_t cwnd_init;
+	/* RTT over the best path per turn a path is passed over (spec
+	 * 5.12): about the queueing the fabric can hold; 0: never. */
+	uint64_t path_step_ns;
 	uint32_t max_peers;
 	size_t peer_size;		/* >= sizeof(struct srd_tp_peer) */
 	uint64_t features;		/* advertised in handshakes (spec 5.2) */
@@ -273,6 +278,10 @@ struct srd_tp {
 	struct srd_heap timers;
 	struct srd_dlist ack_list;
 	struct srd_tp_counters cnt;
+	/* Send rings of peers with nothing in flight, for the next peer that
+	 * sends (linked through slot 0); rings: how many exist. */
+	struct srd_tp_pkt **ring_free;
+	uint32_t rings;
 	/* The last poll stopped with datagrams still waiting (since when;
 	 * 0: drained).  Our timers wait meanwhile: the acks they would
 	 * give up on may be in the queue (SRD_TP_BACKLOG_MAX_NS at most). */
@@ -295,6 +304,11 @@ struct srd_tp_peer *srd_tp_peer_get(struct srd_tp *tp,
 				    const union srd_wire_addr *addr);
 struct srd_tp_peer *srd_tp_peer_find(struct srd_tp *tp,
 				     const union srd_wire_addr *addr);
+/* Bytes of memory the transport holds for this peer: its structure (the
+ * layer above's part included), send ring, paths and receive window,
+ * and its slot in the peer table.  Packets belong to the layer above. */
+size_t srd_tp_peer_bytes(const struct srd_tp *tp,
+			 const struct srd_tp_peer *peer);
 static inline struct srd_tp_peer *srd_tp_peer_at(struct srd_tp *tp,
 						 uint32_t index)
 {
@@ -338,6 +352,8 @@ void srd_tp_handle_hs(struct srd_tp *tp, const union srd_wire_addr *src,
 		      const uint8_t *buf, size_t len);
 void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err);
 void srd_tp_window_flush(struct srd_tp *tp, struct srd_tp_peer *peer);
+/* The peer's send ring back to the free list (nothing is in flight). */
+void srd_tp_ring_put(struct srd_tp *tp, struct srd_tp_peer *peer);
 void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 			   uint64_t now);
 /* rx_ns: when the packet carrying the ack reached this host (its kernel

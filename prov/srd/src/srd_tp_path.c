@@ -42,7 +42,7 @@ static inline uint32_t tp_path_skips(const struct srd_tp_path *path)
 /* Weighs the paths by their RTT against the fastest: on an ECMP fabric
  * several paths may share one link, and spreading packets evenly over
  * paths then overloads that link while others idle.  A queue shows as
- * RTT; a path RTT_STEP slower than the best is used half as often, two
+ * RTT; a path cfg.path_step_ns slower than the best is used half as often, two
  * steps a third as often, and so on.  The RTTs include the receiver's
  * host delay, but that is the same for every path. */
 static void tp_paths_reweigh(struct srd_tp *tp, struct srd_tp_peer *peer)
@@ -58,8 +58,8 @@ static void tp_paths_reweigh(struct srd_tp *tp, struct srd_tp_peer *peer)
 	}
 	for (uint16_t i = 0; i < n; i++) {
 		struct srd_tp_path *p = &peer->paths[i];
-		uint64_t steps = p->srtt_ns > best ?
-			(p->srtt_ns - best) / SRD_TP_PATH_DELAY_STEP_NS : 0;
+		uint64_t steps = p->srtt_ns > best && tp->cfg.path_step_ns ?
+			(p->srtt_ns - best) / tp->cfg.path_step_ns : 0;
 
 		p->delay_skips = (uint8_t)(steps < SRD_TP_PATH_SKIP_MAX ?
 					   steps : SRD_TP_PATH_SKIP_MAX);

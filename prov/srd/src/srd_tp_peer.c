@@ -44,11 +44,9 @@ static struct srd_tp_peer *tp_peer_alloc(struct srd_tp *tp,
 	peer = calloc(1, tp->cfg.peer_size);
 	if (!peer)
 		return NULL;
-	peer->tx_ring = calloc(SRD_TP_WINDOW_MAX, sizeof(*peer->tx_ring));
-	if (!peer->tx_ring || srd_tp_paths_init(tp, peer) ||
+	if (srd_tp_paths_init(tp, peer) ||
 	    srd_seqwin_init(&peer->rx_win, SRD_TP_WINDOW_MAX, 0)) {
 		free(peer->paths);
-		free(peer->tx_ring);
 		free(peer);
 		return NULL;
 	}
@@ -90,6 +88,15 @@ struct srd_tp_peer *srd_tp_peer_get(struct srd_tp *tp,
 	struct srd_tp_peer *peer = srd_tp_peer_find(tp, addr);
 
 	return peer ? peer : tp_peer_alloc(tp, addr);
+}
+
+size_t srd_tp_peer_bytes(const struct srd_tp *tp,
+			 const struct srd_tp_peer *peer)
+{
+	return tp->cfg.peer_size + sizeof(*tp->peer_table) +
+	       (peer->tx_ring ? SRD_TP_WINDOW_MAX * sizeof(*peer->tx_ring) : 0) +
+	       (size_t)tp->wire->npaths * sizeof(*peer->paths) +
+	       peer->rx_win.size / 8;
 }
 
 const char *srd_tp_tx_state_str(enum srd_tp_tx_state state)
@@ -200,6 +207,7 @@ void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err)
 	peer->tx_inflight_bytes = 0;
 	peer->rnr_until_ns = 0;
 	peer->tx_una = peer->tx_next_psn;
+	srd_tp_ring_put(tp, peer);
 	peer->rto_ns = peer->srtt_ns ? peer->rto_ns : SRD_TP_RTO_INIT_NS;
 	/* a new session starts with every path usable */
 	for (uint16_t i = 0; i < tp->wire->npaths; i++) {

@@ -23,7 +23,9 @@
 #include "config.h"
 #include "srd_tp.h"
 
+#include <assert.h>
 #include <errno.h>
+#include <stdlib.h>
 
 static inline uint32_t tp_cwnd_pkts(const struct srd_tp_peer *peer)
 {
@@ -226,6 +228,47 @@ static void tp_transmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 	tp->cnt.tx_bytes += pkt->len;
 }
 
+/*
+ * Send rings (spec 5.6): a peer needs one only while packets are in
+ * flight, so a ring goes back to the transport's free list when the
+ * window drains and the next peer that sends takes it: memory follows
+ * the peers that are busy, not all the peers known (an all-to-all job
+ * knows thousands).  A ring comes back with every slot empty: slots are
+ * cleared as their packets are acked or failed, and tx_una only passes
+ * empty slots; so reuse needs no clearing.
+ */
+static int tp_ring_get(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	struct srd_tp_pkt **ring = tp->ring_free;
+
+	if (ring) {
+		tp->ring_free = (struct srd_tp_pkt **)ring[0];
+		ring[0] = NULL;
+	} else {
+		ring = calloc(SRD_TP_WINDOW_MAX, sizeof(*ring));
+		if (!ring)
+			return -ENOMEM;
+		tp->rings++;
+	}
+	peer->tx_ring = ring;
+	return 0;
+}
+
+void srd_tp_ring_put(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	struct srd_tp_pkt **ring = peer->tx_ring;
+
+	if (!ring)
+		return;
+#ifndef NDEBUG
+	for (uint32_t i = 0; i < SRD_TP_WINDOW_MAX; i++)
+		assert(!ring[i]);
+#endif
+	ring[0] = (struct srd_tp_pkt *)tp->ring_free;
+	tp->ring_free = ring;
+	peer->tx_ring = NULL;
+}
+
 static void tp_send_new(struct srd_tp *tp, struct srd_tp_peer *peer,
 			struct srd_tp_pkt *pkt, uint64_t now)
 {
@@ -304,7 +347,8 @@ void srd_tp_window_flush(struct srd_tp *tp, struct srd_tp_peer *peer)
 		struct srd_tp_pkt *pkt = srd_container_of(peer->tx_queue.next,
 						struct srd_tp_pkt, entry);
 
-		if (!tp_window_open(peer, pkt))
+		if (!tp_window_open(peer, pkt) ||
+		    (!peer->tx_ring && tp_ring_get(tp, peer)))
 			break;
 		srd_dlist_remove(&pkt->entry);
 		tp_send_new(tp, peer, pkt, now);
@@ -464,6 +508,20 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 			peer->rto_ns = SRD_TP_RTO_MAX_NS;
 	} else {
 		tp_cc_on_loss(tp, peer, 1, now);
+	}
+	/* The timeout's resend goes now even when the window is full: the
+	 * packets that fill it are most likely lost too (a timeout resends
+	 * on the timeout itself, RFC 6298 5.4).  Waiting for room would
+	 * wait for the next timeout, twice as long, which marks one more
+	 * lost and again sends nothing: an incast that overflowed a queue
+	 * stalled its senders for tens of milliseconds (seen in srd_sim). */
+	if (!tp_cwnd_open(peer) && !srd_dlist_empty(&peer->tx_lost) &&
+	    !tp_rnr_waiting(peer, now)) {
+		pkt = srd_container_of(peer->tx_lost.next, struct srd_tp_pkt,
+				       entry);
+		pkt->flags &= ~SRD_TP_PKT_F_LOST;
+		peer->tx_lost_cnt--;
+		tp_retransmit(tp, peer, pkt, now);
 	}
 	srd_tp_window_flush(tp, peer);
 }
@@ -672,6 +730,8 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 	while (peer->tx_una != peer->tx_next_psn &&
 	       !peer->tx_ring[peer->tx_una % SRD_TP_WINDOW_MAX])
 		peer->tx_una++;
+	if (peer->tx_una == peer->tx_next_psn)
+		srd_tp_ring_put(tp, peer);
 	if (sacked)
 		tp_fast_retransmit(tp, peer, highest, now);
 	tp_paths_check_silent(tp, peer, now);

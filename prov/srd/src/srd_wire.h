@@ -9,6 +9,7 @@
 #ifndef SRD_WIRE_H
 #define SRD_WIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -123,6 +124,10 @@ struct srd_memnet_attr {
 	 * wait longer than queue_bytes take to drain is dropped.  0: none. */
 	uint32_t link_bytes_per_us;
 	uint32_t queue_bytes;
+	/* Bytes of each datagram carried (0: all).  A simulation whose upper
+	 * layer never reads payloads sets it above the largest header; the
+	 * rest of a delivered datagram is then unspecified. */
+	uint32_t carry_bytes;
 };
 int srd_memnet_open(const struct srd_memnet_attr *attr,
 		    struct srd_memnet **net);
@@ -160,5 +165,35 @@ void srd_memnet_set_tap(struct srd_memnet *net, srd_memnet_tap_fn tap,
 			void *arg);
 int srd_wire_mem_open(struct srd_memnet *net, const union srd_wire_addr *addr,
 		      uint16_t npaths, struct srd_wire **wire);
+/* Datagrams wait to be polled on this (mem) wire. */
+bool srd_wire_mem_pending(const struct srd_wire *wire);
+
+/*
+ * A fabric model in place of the built-in delay, loss and bottleneck
+ * (the simulator's switches and links): every datagram a wire posts is
+ * handed to send() with its path id (the entropy switches hash on), and
+ * the model hands each back exactly once: srd_memnet_arrive() when it
+ * reaches its destination (at the net's current time), or
+ * srd_memnet_drop().  The memnet's own faults do not apply (a tap
+ * still sees every datagram).
+ */
+struct srd_memnet_pkt;
+struct srd_memnet_fabric_ops {
+	void (*send)(void *arg, struct srd_memnet_pkt *pkt, uint16_t path);
+};
+struct srd_memnet_pkt_info {
+	const union srd_wire_addr *src, *dst;
+	const uint8_t *data;		/* carry_bytes of it at most */
+	size_t len;
+};
+void srd_memnet_set_fabric(struct srd_memnet *net,
+			   const struct srd_memnet_fabric_ops *ops, void *arg);
+void srd_memnet_pkt_info(const struct srd_memnet_pkt *pkt,
+			 struct srd_memnet_pkt_info *info);
+/* The wire it reached, now pollable; NULL when no wire has the address
+ * (the datagram is dropped). */
+struct srd_wire *srd_memnet_arrive(struct srd_memnet *net,
+				   struct srd_memnet_pkt *pkt);
+void srd_memnet_drop(struct srd_memnet *net, struct srd_memnet_pkt *pkt);
 
 #endif /* SRD_WIRE_H */

@@ -7,10 +7,15 @@
  * Time is virtual: it moves only when the test advances it, so runs are
  * deterministic for a seed and a test can simulate seconds in
  * microseconds.  It owns the queued datagrams; it knows nothing of headers.
+ *
+ * A fabric model (the simulator's switches and links) may take the place
+ * of the built-in delay and loss: then every posted datagram is handed to
+ * it and comes back through srd_memnet_arrive() or srd_memnet_drop().
  */
 #include "config.h"
 #include "srd_wire.h"
 #include "srd_heap.h"
+#include "srd_hmap.h"
 #include "srd_list.h"
 #include "srd_rng.h"
 
@@ -18,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct memnet_pkt {
+struct srd_memnet_pkt {
 	struct srd_heap_node node;	/* by delivery time, in the net */
 	struct srd_dlist entry;		/* in the wire's rx queue */
 	union srd_wire_addr src;
@@ -32,9 +37,9 @@ struct memnet_pkt {
 struct srd_wire_mem {
 	struct srd_wire wire;
 	struct srd_memnet *net;
-	struct srd_dlist net_entry;
+	struct srd_hnode net_node;	/* net->wires, by address */
 	struct srd_dlist rxq;
-	struct memnet_pkt *held[32];	/* handed out by the last poll */
+	struct srd_memnet_pkt *held[32];	/* handed out by the last poll */
 	int nheld;
 	uint64_t link_busy_until;	/* the bottleneck in front of it */
 };
@@ -45,7 +50,9 @@ struct srd_memnet {
 	uint64_t now;
 	uint64_t seq;
 	struct srd_heap in_flight;
-	struct srd_dlist wires;
+	struct srd_hmap wires;
+	const struct srd_memnet_fabric_ops *fabric;
+	void *fabric_arg;
 	struct srd_memnet_stats stats;
 	uint64_t path_drop;
 	srd_memnet_tap_fn tap;
@@ -69,7 +76,10 @@ int srd_memnet_open(const struct srd_memnet_attr *attr,
 		net->attr.mtu = 9000;
 	srd_rng_seed(&net->rng, attr->seed);
 	srd_heap_init(&net->in_flight);
-	srd_dlist_init(&net->wires);
+	if (srd_hmap_init(&net->wires, 64)) {
+		free(net);
+		return -ENOMEM;
+	}
 	net->now = 1;	/* 0 means "no deadline" to some callers */
 	*net_out = net;
 	return 0;
@@ -81,9 +91,10 @@ void srd_memnet_close(struct srd_memnet *net)
 
 	while ((top = srd_heap_top(&net->in_flight))) {
 		srd_heap_remove(&net->in_flight, top);
-		free(srd_container_of(top, struct memnet_pkt, node));
+		free(srd_container_of(top, struct srd_memnet_pkt, node));
 	}
 	srd_heap_fini(&net->in_flight);
+	srd_hmap_fini(&net->wires);
 	free(net->tap_buf);
 	free(net);
 }
@@ -175,12 +186,50 @@ static uint64_t memnet_queue(struct srd_memnet *net,
 	return to->link_busy_until - net->now;
 }
 
+/* A datagram's buffer, filled from its pieces: all of it, or the first
+ * carry_bytes when the net is told to carry no more. */
+static struct srd_memnet_pkt *memnet_pkt_new(struct srd_memnet *net,
+					     const union srd_wire_addr *src,
+					     const struct srd_wire_tx *tx,
+					     size_t len)
+{
+	struct srd_memnet_pkt *pkt = malloc(sizeof(*pkt) + len);
+	size_t off = 0, keep = len;
+
+	if (!pkt)
+		return NULL;
+	if (net->attr.carry_bytes && keep > net->attr.carry_bytes)
+		keep = net->attr.carry_bytes;
+	for (int i = 0; i < tx->iovcnt && off < keep; i++) {
+		size_t n = tx->iov[i].iov_len;
+
+		if (n > keep - off)
+			n = keep - off;
+		memcpy(pkt->data + off, tx->iov[i].iov_base, n);
+		off += n;
+	}
+	pkt->len = len;
+	pkt->src = *src;
+	pkt->dst = *tx->dst;
+	pkt->seq = net->seq++;
+	srd_dlist_init(&pkt->entry);
+	srd_heap_node_init(&pkt->node);
+	return pkt;
+}
+
 static int memnet_enqueue(struct srd_memnet *net, const union srd_wire_addr *src,
 			  const struct srd_wire_tx *tx, size_t len)
 {
 	uint64_t delay = net->attr.delay_ns, queued;
-	struct memnet_pkt *pkt;
+	struct srd_memnet_pkt *pkt;
 
+	if (net->fabric) {
+		pkt = memnet_pkt_new(net, src, tx, len);
+		if (!pkt)
+			return -ENOMEM;
+		net->fabric->send(net->fabric_arg, pkt, tx->path);
+		return 0;
+	}
 	queued = memnet_queue(net, tx->dst, len);
 	if (queued == UINT64_MAX) {
 		net->stats.queue_drops++;
@@ -188,16 +237,9 @@ static int memnet_enqueue(struct srd_memnet *net, const union srd_wire_addr *src
 		return 0;
 	}
 	delay += queued;
-	pkt = malloc(sizeof(*pkt) + len);
+	pkt = memnet_pkt_new(net, src, tx, len);
 	if (!pkt)
 		return -ENOMEM;
-	memnet_gather(pkt->data, tx);
-	pkt->len = len;
-	pkt->src = *src;
-	pkt->dst = *tx->dst;
-	pkt->seq = net->seq++;
-	srd_dlist_init(&pkt->entry);
-	srd_heap_node_init(&pkt->node);
 	if (net->attr.jitter_ns)
 		delay += srd_rng_below(&net->rng, net->attr.jitter_ns);
 	/* The sequence number breaks ties so equal times keep send order. */
@@ -221,6 +263,13 @@ static int mem_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
 			memnet_gather(net->tap_buf, &tx[i]);
 			net->tap(net->tap_arg, &wire->addr, tx[i].dst,
 				 net->tap_buf, len);
+		}
+		if (net->fabric) {
+			if (len > wire->mtu)
+				net->stats.dropped++;
+			else
+				memnet_enqueue(net, &wire->addr, &tx[i], len);
+			continue;
 		}
 		if (tx[i].path < 64 && (net->path_drop >> tx[i].path & 1)) {
 			net->stats.path_drops++;
@@ -257,16 +306,63 @@ int srd_memnet_inject(struct srd_memnet *net, const union srd_wire_addr *src,
 static struct srd_wire_mem *memnet_find(struct srd_memnet *net,
 					const union srd_wire_addr *addr)
 {
-	struct srd_dlist *e;
+	struct srd_hnode *node = srd_hmap_find(&net->wires,
+					       srd_wire_addr_hash(addr));
 
-	srd_dlist_foreach(&net->wires, e) {
+	for (; node; node = srd_hmap_next(node)) {
 		struct srd_wire_mem *mem =
-			srd_container_of(e, struct srd_wire_mem, net_entry);
+			srd_container_of(node, struct srd_wire_mem, net_node);
 
 		if (srd_wire_addr_equal(&mem->wire.addr, addr))
 			return mem;
 	}
 	return NULL;
+}
+
+void srd_memnet_set_fabric(struct srd_memnet *net,
+			   const struct srd_memnet_fabric_ops *ops, void *arg)
+{
+	net->fabric = ops;
+	net->fabric_arg = arg;
+}
+
+void srd_memnet_pkt_info(const struct srd_memnet_pkt *pkt,
+			 struct srd_memnet_pkt_info *info)
+{
+	info->src = &pkt->src;
+	info->dst = &pkt->dst;
+	info->data = pkt->data;
+	info->len = pkt->len;
+}
+
+struct srd_wire *srd_memnet_arrive(struct srd_memnet *net,
+				   struct srd_memnet_pkt *pkt)
+{
+	struct srd_wire_mem *dst = memnet_find(net, &pkt->dst);
+
+	if (!dst) {
+		net->stats.dropped++;
+		free(pkt);
+		return NULL;
+	}
+	net->stats.delivered++;
+	pkt->arrived_ns = net->now;
+	srd_dlist_insert_tail(&dst->rxq, &pkt->entry);
+	return &dst->wire;
+}
+
+void srd_memnet_drop(struct srd_memnet *net, struct srd_memnet_pkt *pkt)
+{
+	net->stats.dropped++;
+	free(pkt);
+}
+
+bool srd_wire_mem_pending(const struct srd_wire *wire)
+{
+	const struct srd_wire_mem *mem =
+		srd_container_of(wire, const struct srd_wire_mem, wire);
+
+	return !srd_dlist_empty(&mem->rxq);
 }
 
 /* Moves every datagram whose time has come to its wire's queue. */
@@ -276,8 +372,8 @@ static void memnet_deliver(struct srd_memnet *net)
 
 	while ((top = srd_heap_top(&net->in_flight)) &&
 	       (top->key >> 16) <= net->now) {
-		struct memnet_pkt *pkt =
-			srd_container_of(top, struct memnet_pkt, node);
+		struct srd_memnet_pkt *pkt =
+			srd_container_of(top, struct srd_memnet_pkt, node);
 		struct srd_wire_mem *dst = memnet_find(net, &pkt->dst);
 
 		srd_heap_remove(&net->in_flight, top);
@@ -310,8 +406,8 @@ static int mem_poll(struct srd_wire *wire, struct srd_wire_rx *rx, int n)
 	if (n > 32)
 		n = 32;
 	while (got < n && (e = srd_dlist_pop_head(&mem->rxq))) {
-		struct memnet_pkt *pkt =
-			srd_container_of(e, struct memnet_pkt, entry);
+		struct srd_memnet_pkt *pkt =
+			srd_container_of(e, struct srd_memnet_pkt, entry);
 
 		/* The source port is a path's, not the address port. */
 		rx[got].src = pkt->src;
@@ -343,8 +439,8 @@ static void mem_close(struct srd_wire *wire)
 
 	mem_release_held(mem);
 	while ((e = srd_dlist_pop_head(&mem->rxq)))
-		free(srd_container_of(e, struct memnet_pkt, entry));
-	srd_dlist_remove(&mem->net_entry);
+		free(srd_container_of(e, struct srd_memnet_pkt, entry));
+	srd_hmap_remove(&mem->net->wires, &mem->net_node);
 	free(mem);
 }
 
@@ -374,7 +470,11 @@ int srd_wire_mem_open(struct srd_memnet *net, const union srd_wire_addr *addr,
 	mem->wire.rx_bytes = 64u << 20;
 	mem->net = net;
 	srd_dlist_init(&mem->rxq);
-	srd_dlist_insert_tail(&net->wires, &mem->net_entry);
+	if (srd_hmap_insert(&net->wires, &mem->net_node,
+			    srd_wire_addr_hash(addr))) {
+		free(mem);
+		return -ENOMEM;
+	}
 	*wire = &mem->wire;
 	return 0;
 }

@@ -896,3 +896,87 @@ Test(tp, lone_packets_on_a_black_hole_are_probed)
 	free(pkts);
 	teardown_all();
 }
+
+/* A whole window lost at once (an incast overflowing a switch queue):
+ * each timeout resends at once even though the lost packets still fill
+ * the congestion window, so recovery takes a few RTOs, not a doubling
+ * series of them that each mark one packet lost and send nothing. */
+Test(tp, window_lost_whole_recovers_in_a_few_timeouts)
+{
+	struct test_pkt *warm, *pkts = make_pkts(32, 200);
+	uint64_t start;
+
+	setup_net(0, 0, 0);
+	node_open(0, 4, SRD_NS_PER_S);
+	node_open(1, 4, SRD_NS_PER_S);
+	warm = run_transfer(1, SRD_NS_PER_S);	/* session and RTT */
+	cr_assert_eq(nodes[0].acked, 1);
+	nodes[0].acked = 0;
+	nodes[1].delivered = 0;
+	nodes[1].seen[0] = 0;
+	/* The burst, its tail probes and the first timeouts' resends are
+	 * lost: 3 ms of a dead network. */
+	srd_memnet_set_faults(net, 1000000, 0);
+	send_burst(0, 1, pkts, 32);
+	start = srd_memnet_now(net);
+	while (srd_memnet_now(net) < start + 3 * SRD_NS_PER_MS)
+		step(2);
+	cr_assert_eq(nodes[1].delivered, 0);
+	cr_assert_geq(nodes[0].tp.cnt.retx_timeout, 2);
+	srd_memnet_set_faults(net, 0, 0);
+	start = srd_memnet_now(net);
+	while (nodes[0].acked < 32 && srd_memnet_now(net) < 2 * SRD_NS_PER_S)
+		step(2);
+	assert_exactly_once(pkts, 32);
+	/* The next timeout (4 ms of backoff at most) resends, its ack
+	 * shows the holes and the rest follow; without the resend each
+	 * timeout only marks one more packet lost. */
+	cr_assert_lt(srd_memnet_now(net) - start, 15 * SRD_NS_PER_MS,
+		     "recovery took %lu us",
+		     (unsigned long)((srd_memnet_now(net) - start) / 1000));
+	free(warm);
+	free(pkts);
+	teardown_all();
+}
+
+/* A send ring is held only while packets are in flight: the peer gives
+ * it back when its window drains, the next peer takes the same ring,
+ * and an idle peer's accounted state is that much smaller. */
+Test(tp, idle_peer_gives_its_send_ring_back)
+{
+	struct test_pkt *p1 = make_pkts(64, 200), *p2 = make_pkts(64, 200);
+	union srd_wire_addr a1 = node_addr(1), a2 = node_addr(2);
+	struct srd_tp_peer *peer1, *peer2;
+	size_t busy, idle;
+
+	setup_net(0, 0, 0);
+	node_open(0, 4, SRD_NS_PER_S);
+	node_open(1, 4, SRD_NS_PER_S);
+	node_open(2, 4, SRD_NS_PER_S);
+	peer1 = srd_tp_peer_get(&nodes[0].tp, &a1);
+	cr_assert_null(peer1->tx_ring, "a new peer holds no ring");
+	send_burst(0, 1, p1, 64);
+	while (!peer1->tx_ring && srd_memnet_now(net) < SRD_NS_PER_S)
+		step(3);
+	cr_assert_not_null(peer1->tx_ring);
+	busy = srd_tp_peer_bytes(&nodes[0].tp, peer1);
+	while (nodes[0].acked < 64 && srd_memnet_now(net) < SRD_NS_PER_S)
+		step(3);
+	cr_assert_eq(nodes[0].acked, 64);
+	cr_assert_null(peer1->tx_ring, "the drained peer kept its ring");
+	idle = srd_tp_peer_bytes(&nodes[0].tp, peer1);
+	cr_assert_eq(busy - idle, SRD_TP_WINDOW_MAX * sizeof(void *));
+	send_burst(0, 2, p2, 64);
+	while (nodes[0].acked < 128 && srd_memnet_now(net) < SRD_NS_PER_S)
+		step(3);
+	cr_assert_eq(nodes[0].acked, 128);
+	peer2 = srd_tp_peer_find(&nodes[0].tp, &a2);
+	cr_assert_not_null(peer2);
+	cr_assert_null(peer2->tx_ring);
+	cr_assert_eq(nodes[0].tp.rings, 1, "%u rings for one busy peer at a time",
+		     nodes[0].tp.rings);
+	cr_assert_eq(nodes[2].delivered, 64);
+	free(p1);
+	free(p2);
+	teardown_all();
+}
