@@ -604,6 +604,7 @@ static void plots(const struct opts *o, const struct result *res, int n)
 {
 	char path[512], mode[16];
 	const char *sc = o->name;
+	uint64_t xmax;
 	FILE *f;
 	int i;
 
@@ -630,6 +631,18 @@ static void plots(const struct opts *o, const struct result *res, int n)
 			   "plot ", o->out, sc);
 		break;
 	case SC_FAIL:
+		/* Flows stuck behind a black hole run the clock on to the
+		 * run's end: show the time the others took, and some. */
+		for (i = 0, xmax = 0; i < n; i++)
+			if (!res[i].status && !res[i].undelivered &&
+			    res[i].time_ns > xmax)
+				xmax = res[i].time_ns;
+		for (i = 0; i < n; i++)
+			if (!res[i].status && res[i].undelivered &&
+			    res[i].p999 + o->fail_at_us * 1000 > xmax)
+				xmax = res[i].p999 + o->fail_at_us * 1000;
+		if (xmax)
+			fprintf(f, "set xrange [0:%.0f]\n", 1.5 * xmax / 1000);
 		if (o->fault == FAULT_BLACKHOLE)
 			snprintf(mode, sizeof(mode), "a black hole");
 		else
