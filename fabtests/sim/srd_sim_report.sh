@@ -46,6 +46,8 @@ run() {
 start=$(date +%s)
 run a2a a2a --sizes "64,256${big:+,$big}"
 run perm perm --sizes "64,256${big:+,$big}"
+run a2a_oversub a2a --sizes 256 --oversub 2
+run perm_oversub perm --sizes 256 --oversub 2
 run incast incast --sizes 32,128
 run incast_cwnd4 incast --sizes 32,128 --cwnd-init 4
 run fail_blackhole fail --fault blackhole
@@ -142,6 +144,18 @@ life.
 $(section perm)
 ![permutation MCT](perm_mct.png)
 
+## Oversubscribed 2:1
+
+The same all-to-all and permutation on 256 hosts with 8 spines instead
+of 16: each leaf's uplinks carry half what its hosts can send, and the
+limit is set by the uplinks for every pattern that leaves the leaf.
+
+$(section a2a_oversub)
+![all-to-all MCT, 2:1](a2a_oversub_mct.png)
+
+$(section perm_oversub)
+![permutation MCT, 2:1](perm_oversub_mct.png)
+
 ## Incast
 
 32 or 128 hosts on other leaves each send 256 KiB to host 0 at once; the
@@ -219,14 +233,24 @@ idle peer needs and the state of a busy one.
   next step.
 - **Incast is decided by the initial window**: 32 or 128 senders that
   each start with 32 packets overflow the receiver's 512 KiB port at
-  once, and recovery by timeouts costs milliseconds; starting at 4
-  packets brings both incasts to 90 % of the receiver's link or more.
+  once, and recovery costs milliseconds: each sender loses the tail of
+  its burst, nothing it sent later is acknowledged, so neither SACK
+  holes nor a silent path reveal those packets and they come back one
+  per retransmission timeout (F-RTO resends only the oldest, to spare a
+  receiver that was merely slow).  Starting at 4 packets brings both
+  incasts to 90 % of the receiver's link or more.  Declaring the rest of
+  such a tail lost once the resent copy is acknowledged (as RACK would)
+  is the next step for the transport.
   Spraying cannot help there: the bottleneck is the last hop.  These runs
   found a transport bug: a timeout whose resend found the window full of
   packets that were lost too sent nothing, and backed off again; senders
-  sat out timeouts of tens of milliseconds.  The resend now goes on the
-  timeout itself (protocol spec 5.8; unit test
-  \`window_lost_whole_recovers_in_a_few_timeouts\`).
+  sat out timeouts of tens of milliseconds.  From the second timeout in
+  a row the resend now goes on the timeout itself (protocol spec 5.8;
+  unit test \`window_lost_whole_recovers_in_a_few_timeouts\`).  Not on
+  the first: resending on every timeout, tried first, made a receiver
+  that was merely off the CPU look like loss (no spurious-timeout undo)
+  and stalled an Open MPI job on this 2-core machine (unit test
+  \`spurious_timeout_with_a_full_window_is_undone\`).
 - **A black-holed spine link loses no message with spraying**: each peer
   marks the paths that hash onto it DOWN after three losses in a row and
   probes them; flows with one path stay stuck behind it until the peer

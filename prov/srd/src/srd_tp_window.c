@@ -509,14 +509,18 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 	} else {
 		tp_cc_on_loss(tp, peer, 1, now);
 	}
-	/* The timeout's resend goes now even when the window is full: the
-	 * packets that fill it are most likely lost too (a timeout resends
-	 * on the timeout itself, RFC 6298 5.4).  Waiting for room would
-	 * wait for the next timeout, twice as long, which marks one more
-	 * lost and again sends nothing: an incast that overflowed a queue
-	 * stalled its senders for tens of milliseconds (seen in srd_sim). */
-	if (!tp_cwnd_open(peer) && !srd_dlist_empty(&peer->tx_lost) &&
-	    !tp_rnr_waiting(peer, now)) {
+	/* From the second silent timeout in a row, its resend goes now even
+	 * when the window is full: the packets that fill it are most likely
+	 * lost too.  Waiting for room would wait for the next timeout, twice
+	 * as long, which marks one more lost and again sends nothing: an
+	 * incast that overflowed a queue stalled its senders for tens of
+	 * milliseconds (seen in srd_sim).  Not on the first: a receiver off
+	 * the CPU for a moment answers the originals, and an ack before any
+	 * resend proves the timeout spurious and undoes its cut; resending
+	 * at once on every timeout ruined that, and on an oversubscribed
+	 * host each spurious timeout then cut the window for good. */
+	if (peer_silent && peer->rto_streak >= 2 && !tp_cwnd_open(peer) &&
+	    !srd_dlist_empty(&peer->tx_lost) && !tp_rnr_waiting(peer, now)) {
 		pkt = srd_container_of(peer->tx_lost.next, struct srd_tp_pkt,
 				       entry);
 		pkt->flags &= ~SRD_TP_PKT_F_LOST;

@@ -980,3 +980,56 @@ Test(tp, idle_peer_gives_its_send_ring_back)
 	free(p2);
 	teardown_all();
 }
+
+/* A receiver off the CPU for one retransmission timeout while a full
+ * window waits for it: the timeout's resend waits for room, so the acks
+ * of the originals prove it spurious and its cut of the window is
+ * undone.  (Resending at once on every timeout lost that proof, and on
+ * an oversubscribed host each spurious timeout cut the window for good.) */
+Test(tp, spurious_timeout_with_a_full_window_is_undone)
+{
+	struct test_pkt *warm, *pkts = make_pkts(32, 200);
+	union srd_wire_addr a1 = node_addr(1);
+	struct srd_tp_peer *peer;
+	uint64_t end;
+	double cwnd;
+
+	setup_net(0, 0, 0);
+	node_open(0, 4, SRD_NS_PER_S);
+	node_open(1, 4, SRD_NS_PER_S);
+	warm = run_transfer(1, SRD_NS_PER_S);	/* session and RTT */
+	peer = srd_tp_peer_find(&nodes[0].tp, &a1);
+	cr_assert_not_null(peer);
+	nodes[0].acked = 0;
+	nodes[1].delivered = 0;
+	nodes[1].seen[0] = 0;
+	cwnd = peer->cwnd;
+	send_burst(0, 1, pkts, 32);
+	cr_assert_eq(peer->tx_inflight, 32, "the burst fills the window");
+	/* the receiver sleeps past one timeout (500 us floor), not two */
+	end = srd_memnet_now(net) + 800 * SRD_NS_PER_US;
+	while (srd_memnet_now(net) < end) {
+		uint64_t next = srd_tp_next_deadline(&nodes[0].tp);
+
+		if (srd_memnet_next_event(net) < next)
+			next = srd_memnet_next_event(net);
+		if (next > end)
+			next = end;
+		if (next > srd_memnet_now(net))
+			srd_memnet_advance(net, next - srd_memnet_now(net));
+		srd_tp_progress(&nodes[0].tp);
+	}
+	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, 1);
+	while (nodes[0].acked < 32 && srd_memnet_now(net) < SRD_NS_PER_S)
+		step(2);
+	assert_exactly_once(pkts, 32);
+	cr_assert_eq(nodes[0].tp.cnt.rto_spurious, 1);
+	cr_assert_geq(peer->cwnd, cwnd, "cwnd %.1f, %.1f before the timeout",
+		      peer->cwnd, cwnd);
+	/* the tail loss probes, and what a freed slot resent, went twice */
+	cr_assert_leq(nodes[1].tp.cnt.rx_dup, SRD_TP_PROBES_MAX + 1, "%lu duplicates",
+		      (unsigned long)nodes[1].tp.cnt.rx_dup);
+	free(warm);
+	free(pkts);
+	teardown_all();
+}
