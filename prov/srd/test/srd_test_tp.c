@@ -244,26 +244,11 @@ Test(tp, clean_network_delivers_in_one_pass)
 static void send_burst(int from, int to, struct test_pkt *pkts,
 		       uint32_t count);
 
-/* A receiver off the CPU for many retransmission timeouts, nothing lost:
- * each timeout resends only the oldest packet (F-RTO), not the window;
- * once the receiver runs again, everything is delivered once, and the
- * resends were duplicates it dropped. */
-Test(tp, silent_receiver_gets_one_resend_per_timeout)
+/* Runs only node 0 (the receiver is off the CPU) for ns of virtual time. */
+static void run_sender_only(uint64_t ns)
 {
-	struct test_pkt *warm, *pkts = make_pkts(64, 200);
-	uint64_t end;
+	uint64_t end = srd_memnet_now(net) + ns;
 
-	setup_net(0, 0, 0);
-	node_open(0, 16, SRD_NS_PER_S);
-	node_open(1, 16, SRD_NS_PER_S);
-	warm = run_transfer(1, SRD_NS_PER_S);	/* session and RTT */
-	cr_assert_eq(nodes[0].acked, 1);
-	nodes[0].acked = 0;
-	nodes[1].delivered = 0;
-	nodes[1].seen[0] = 0;
-	send_burst(0, 1, pkts, 64);
-	/* 30 ms with only the sender running */
-	end = srd_memnet_now(net) + 30 * SRD_NS_PER_MS;
 	while (srd_memnet_now(net) < end) {
 		uint64_t next = srd_tp_next_deadline(&nodes[0].tp);
 
@@ -275,6 +260,26 @@ Test(tp, silent_receiver_gets_one_resend_per_timeout)
 			srd_memnet_advance(net, next - srd_memnet_now(net));
 		srd_tp_progress(&nodes[0].tp);
 	}
+}
+
+/* A receiver off the CPU for many retransmission timeouts, nothing lost:
+ * each timeout resends only the oldest packet (F-RTO), not the window;
+ * once the receiver runs again, everything is delivered once, and the
+ * resends were duplicates it dropped. */
+Test(tp, silent_receiver_gets_one_resend_per_timeout)
+{
+	struct test_pkt *warm, *pkts = make_pkts(64, 200);
+
+	setup_net(0, 0, 0);
+	node_open(0, 16, SRD_NS_PER_S);
+	node_open(1, 16, SRD_NS_PER_S);
+	warm = run_transfer(1, SRD_NS_PER_S);	/* session and RTT */
+	cr_assert_eq(nodes[0].acked, 1);
+	nodes[0].acked = 0;
+	nodes[1].delivered = 0;
+	nodes[1].seen[0] = 0;
+	send_burst(0, 1, pkts, 64);
+	run_sender_only(30 * SRD_NS_PER_MS);
 	cr_assert_geq(nodes[0].tp.cnt.retx_timeout, 2);
 	cr_assert_leq(nodes[0].tp.cnt.retx_timeout, 8, "%lu resent on timeout",
 		      (unsigned long)nodes[0].tp.cnt.retx_timeout);
@@ -991,7 +996,6 @@ Test(tp, spurious_timeout_with_a_full_window_is_undone)
 	struct test_pkt *warm, *pkts = make_pkts(32, 200);
 	union srd_wire_addr a1 = node_addr(1);
 	struct srd_tp_peer *peer;
-	uint64_t end;
 	double cwnd;
 
 	setup_net(0, 0, 0);
@@ -1007,18 +1011,7 @@ Test(tp, spurious_timeout_with_a_full_window_is_undone)
 	send_burst(0, 1, pkts, 32);
 	cr_assert_eq(peer->tx_inflight, 32, "the burst fills the window");
 	/* the receiver sleeps past one timeout (500 us floor), not two */
-	end = srd_memnet_now(net) + 800 * SRD_NS_PER_US;
-	while (srd_memnet_now(net) < end) {
-		uint64_t next = srd_tp_next_deadline(&nodes[0].tp);
-
-		if (srd_memnet_next_event(net) < next)
-			next = srd_memnet_next_event(net);
-		if (next > end)
-			next = end;
-		if (next > srd_memnet_now(net))
-			srd_memnet_advance(net, next - srd_memnet_now(net));
-		srd_tp_progress(&nodes[0].tp);
-	}
+	run_sender_only(800 * SRD_NS_PER_US);
 	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, 1);
 	while (nodes[0].acked < 32 && srd_memnet_now(net) < SRD_NS_PER_S)
 		step(2);
