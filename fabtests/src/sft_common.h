@@ -182,6 +182,10 @@ void sft_expect_quiet(struct sft_ctx *c, struct sft_cq *cq, int ms);
 int sft_cq_try(struct fid_cq *cq, const char *what,
 	       struct fi_cq_tagged_entry *e);
 void sft_cq_spin(struct fid_cq *cq, const char *what, void *ctx);
+/* sft_cq_spin for a context's own CQ: first what sft_progress() queued
+ * (the OOB waits drive it, so completions that arrive during a sync are
+ * in the queue, not in the CQ), then the CQ itself. */
+void sft_cq_spin_q(struct sft_cq *cq, void *ctx);
 const char *sft_flags_str(uint64_t flags, char *buf, size_t len);
 
 struct sft_expect {

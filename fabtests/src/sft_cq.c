@@ -270,7 +270,7 @@ void sft_wait_recv(struct sft_ctx *c, int tagged, void *ctx, size_t len,
 }
 
 /* ------------------------------------------------------------------ */
-/* benchmarks: one CQ, nothing queued                                   */
+/* benchmarks: straight on the CQ (sft_cq_spin_q: what was queued first) */
 
 int sft_cq_try(struct fid_cq *cq, const char *what,
 	       struct fi_cq_tagged_entry *e)
@@ -289,6 +289,23 @@ int sft_cq_try(struct fid_cq *cq, const char *what,
 			fi_strerror(err.err));
 	}
 	sft_die("%s: fi_cq_read: %zd", what, r);
+}
+
+void sft_cq_spin_q(struct sft_cq *cq, void *ctx)
+{
+	struct sft_comp *comp;
+
+	if (cq->head == cq->tail) {
+		sft_cq_spin(cq->cq, cq->name, ctx);
+		return;
+	}
+	comp = &cq->q[cq->head++ % cq->cap];
+	if (comp->is_err)
+		sft_die("%s: error completion: %s", cq->name,
+			fi_strerror(comp->err.err));
+	if (ctx && comp->e.op_context != ctx)
+		sft_die("%s: completion for context %p, expected %p", cq->name,
+			comp->e.op_context, ctx);
 }
 
 void sft_cq_spin(struct fid_cq *cq, const char *what, void *ctx)

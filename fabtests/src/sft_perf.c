@@ -134,16 +134,16 @@ static void lat_round(struct perf *pf, size_t size, uint8_t *next)
 	struct sft_ctx *c = &pf->c;
 
 	if (c->opts->server) {
-		sft_cq_spin(c->rxcq.cq, c->rxcq.name, &pf->ctx[0]);
+		sft_cq_spin_q(&c->rxcq, &pf->ctx[0]);
 		if (next)
 			post_recv(pf, next, size, &pf->ctx[0]);
 		if (post_send(pf, size, &pf->ctx[1]))
-			sft_cq_spin(c->txcq.cq, c->txcq.name, &pf->ctx[1]);
+			sft_cq_spin_q(&c->txcq, &pf->ctx[1]);
 		return;
 	}
 	if (post_send(pf, size, &pf->ctx[1]))
-		sft_cq_spin(c->txcq.cq, c->txcq.name, &pf->ctx[1]);
-	sft_cq_spin(c->rxcq.cq, c->rxcq.name, &pf->ctx[0]);
+		sft_cq_spin_q(&c->txcq, &pf->ctx[1]);
+	sft_cq_spin_q(&c->rxcq, &pf->ctx[0]);
 	if (next)
 		post_recv(pf, next, size, &pf->ctx[0]);
 }
@@ -211,7 +211,7 @@ static void bw_window(struct perf *pf, size_t size, int wnd, int repost,
 
 	if (c->opts->server) {
 		for (int s = 0; s < wnd; s++)
-			sft_cq_spin(c->rxcq.cq, c->rxcq.name, NULL);
+			sft_cq_spin_q(&c->rxcq, NULL);
 		for (int s = 0; seed && s < wnd; s++)
 			check_data(pf->area + (size_t)s * size, size, seed,
 				   "streamed message");
@@ -219,7 +219,7 @@ static void bw_window(struct perf *pf, size_t size, int wnd, int repost,
 			bw_post_recvs(pf, size, wnd);
 		SFT_POST(c, fi_tsend(c->ep, pf->ack, PERF_ACK_LEN, pf->desc[2],
 				     c->peer, PERF_ACK_TAG, &pf->ackctx));
-		sft_cq_spin(c->txcq.cq, c->txcq.name, &pf->ackctx);
+		sft_cq_spin_q(&c->txcq, &pf->ackctx);
 		return;
 	}
 	if (seed)
@@ -229,8 +229,8 @@ static void bw_window(struct perf *pf, size_t size, int wnd, int repost,
 	for (int s = 0; s < wnd; s++)
 		pending += post_send(pf, size, &pf->ctx[s]);
 	while (pending--)
-		sft_cq_spin(c->txcq.cq, c->txcq.name, NULL);
-	sft_cq_spin(c->rxcq.cq, c->rxcq.name, &pf->ackctx);
+		sft_cq_spin_q(&c->txcq, NULL);
+	sft_cq_spin_q(&c->rxcq, &pf->ackctx);
 }
 
 /* ---- RMA ----------------------------------------------------------- */
@@ -268,7 +268,7 @@ static void rma_window(struct perf *pf, size_t size, int wnd, uint64_t flags)
 		}
 	}
 	for (int s = 0; s < wnd; s++)
-		sft_cq_spin(c->txcq.cq, c->txcq.name, NULL);
+		sft_cq_spin_q(&c->txcq, NULL);
 }
 
 /* Before and after timing: fresh data, checked where it landed.  The

@@ -248,8 +248,10 @@ static void stats_print(struct srd_ep *ep, FILE *f)
 		struct srd_tp_peer *peer = ep->tp.peer_table[i];
 		struct fi_srd_peer_stats p;
 
-		if (!peer->tx_pkts)
-			continue;	/* only peers we sent to */
+		/* peers we sent to, and those a send waits on (handshake) */
+		if (!peer->tx_pkts && peer->tx_state == SRD_TP_TX_IDLE &&
+		    srd_dlist_empty(&peer->tx_queue))
+			continue;
 		stats_peer_fill(&ep->tp, peer, &p);
 		fprintf(f, "peer %s state %s cwnd %.1f inflight %u "
 			"srtt_us %.1f base_rtt_us %.1f net_rtt_us %.1f "
@@ -263,6 +265,12 @@ static void stats_print(struct srd_ep *ep, FILE *f)
 			p.tx_bytes, p.retx_timeout, p.retx_fast, p.retx_probe,
 			p.rnr_recv,
 			p.cc_cuts, p.paths_down);
+		if (peer->tx_state != SRD_TP_TX_ACTIVE)
+			fprintf(f, "  session queued %zu hs_rto_us %.1f "
+				"hs_age_us %.1f\n",
+				stats_dlist_len(&peer->tx_queue),
+				peer->hs_rto / 1e3,
+				(srd_tp_now(&ep->tp) - peer->hs_first_ns) / 1e3);
 		for (uint32_t j = 0; j < p.npaths; j++) {
 			struct fi_srd_path_stats s;
 
