@@ -6,8 +6,8 @@
 #
 # SRD_SIM: the srd_sim binary (default: build/fabtests/sim/srd_sim, then
 # fabtests/sim/srd_sim); SEED: the seed of every run (1); QUICK=1: 64 and
-# 256 hosts only (a check of this script, a minute instead of ten).
-# Needs gnuplot (Debian: gnuplot-nox).  Takes about 10 minutes and 3 GiB
+# 256 hosts only (a check of this script, seconds instead of minutes).
+# Needs gnuplot (Debian: gnuplot-nox).  Takes about 3 minutes and 3 GiB
 # of memory on one core (the 1,024-host all-to-all).
 set -euo pipefail
 
