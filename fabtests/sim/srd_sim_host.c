@@ -191,6 +191,8 @@ static void host_refill(struct sim_host *h, uint64_t now)
 	}
 }
 
+/* Runs a host whose time has come; sim_run has taken its timer off the
+ * heap, and nothing re-arms it before this returns. */
 static void host_run(struct sim_host *h, uint64_t now)
 {
 	struct sim *sim = h->sim;
@@ -209,17 +211,12 @@ static void host_run(struct sim_host *h, uint64_t now)
 		next = sim->msgs[h->sendq[h->next]].issue_ns;
 	if (srd_wire_mem_pending(h->wire))
 		next = now;
-	if (next == UINT64_MAX) {
-		if (srd_heap_node_queued(&h->timer))
-			srd_heap_remove(&sim->host_timers, &h->timer);
-		return;
-	}
+	if (next == UINT64_MAX)
+		return;		/* nothing due: it waits for a datagram */
 	/* Something due now was not consumed: look again a moment later
 	 * rather than spin at one instant. */
 	if (next <= now)
 		next = now + 1;
-	if (srd_heap_node_queued(&h->timer))
-		srd_heap_remove(&sim->host_timers, &h->timer);
 	host_arm(h, next);
 }
 

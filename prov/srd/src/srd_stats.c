@@ -265,7 +265,7 @@ static void stats_print(struct srd_ep *ep, FILE *f)
 			p.tx_bytes, p.retx_timeout, p.retx_fast, p.retx_probe,
 			p.rnr_recv,
 			p.cc_cuts, p.paths_down);
-		if (peer->tx_state != SRD_TP_TX_ACTIVE)
+		if (peer->tx_state == SRD_TP_TX_HS_SENT)
 			fprintf(f, "  session queued %zu hs_rto_us %.1f "
 				"hs_age_us %.1f\n",
 				stats_dlist_len(&peer->tx_queue),

@@ -327,6 +327,18 @@ static inline bool tp_rnr_waiting(const struct srd_tp_peer *peer,
 	return peer->rnr_until_ns > now;
 }
 
+/* Resends the oldest packet declared lost (tx_lost is not empty). */
+static void tp_resend_lost_head(struct srd_tp *tp, struct srd_tp_peer *peer,
+				uint64_t now)
+{
+	struct srd_tp_pkt *pkt = srd_container_of(peer->tx_lost.next,
+						  struct srd_tp_pkt, entry);
+
+	pkt->flags &= ~SRD_TP_PKT_F_LOST;
+	peer->tx_lost_cnt--;
+	tp_retransmit(tp, peer, pkt, now);
+}
+
 void srd_tp_window_flush(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
 	uint64_t now = srd_tp_now(tp);
@@ -335,14 +347,8 @@ void srd_tp_window_flush(struct srd_tp *tp, struct srd_tp_peer *peer)
 	if (tp_rnr_waiting(peer, now))
 		return;		/* the timer flushes when the wait is over */
 	/* Lost packets first: they hold back the cumulative ack. */
-	while (!srd_dlist_empty(&peer->tx_lost) && tp_cwnd_open(peer)) {
-		struct srd_tp_pkt *pkt = srd_container_of(peer->tx_lost.next,
-						struct srd_tp_pkt, entry);
-
-		pkt->flags &= ~SRD_TP_PKT_F_LOST;
-		peer->tx_lost_cnt--;
-		tp_retransmit(tp, peer, pkt, now);
-	}
+	while (!srd_dlist_empty(&peer->tx_lost) && tp_cwnd_open(peer))
+		tp_resend_lost_head(tp, peer, now);
 	while (!srd_dlist_empty(&peer->tx_queue)) {
 		struct srd_tp_pkt *pkt = srd_container_of(peer->tx_queue.next,
 						struct srd_tp_pkt, entry);
@@ -520,13 +526,8 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 	 * at once on every timeout ruined that, and on an oversubscribed
 	 * host each spurious timeout then cut the window for good. */
 	if (peer_silent && peer->rto_streak >= 2 && !tp_cwnd_open(peer) &&
-	    !srd_dlist_empty(&peer->tx_lost) && !tp_rnr_waiting(peer, now)) {
-		pkt = srd_container_of(peer->tx_lost.next, struct srd_tp_pkt,
-				       entry);
-		pkt->flags &= ~SRD_TP_PKT_F_LOST;
-		peer->tx_lost_cnt--;
-		tp_retransmit(tp, peer, pkt, now);
-	}
+	    !srd_dlist_empty(&peer->tx_lost) && !tp_rnr_waiting(peer, now))
+		tp_resend_lost_head(tp, peer, now);
 	srd_tp_window_flush(tp, peer);
 }
 

@@ -143,14 +143,19 @@ void srd_memnet_set_tap(struct srd_memnet *net, srd_memnet_tap_fn tap,
 	net->tap_arg = arg;
 }
 
-/* Copies a datagram's pieces into one buffer of at least its length. */
-static void memnet_gather(uint8_t *dst, const struct srd_wire_tx *tx)
+/* Copies the first max bytes of a datagram's pieces into one buffer. */
+static void memnet_gather(uint8_t *dst, const struct srd_wire_tx *tx,
+			  size_t max)
 {
 	size_t off = 0;
 
-	for (int i = 0; i < tx->iovcnt; i++) {
-		memcpy(dst + off, tx->iov[i].iov_base, tx->iov[i].iov_len);
-		off += tx->iov[i].iov_len;
+	for (int i = 0; i < tx->iovcnt && off < max; i++) {
+		size_t n = tx->iov[i].iov_len;
+
+		if (n > max - off)
+			n = max - off;
+		memcpy(dst + off, tx->iov[i].iov_base, n);
+		off += n;
 	}
 }
 
@@ -194,20 +199,11 @@ static struct srd_memnet_pkt *memnet_pkt_new(struct srd_memnet *net,
 					     size_t len)
 {
 	struct srd_memnet_pkt *pkt = malloc(sizeof(*pkt) + len);
-	size_t off = 0, keep = len;
 
 	if (!pkt)
 		return NULL;
-	if (net->attr.carry_bytes && keep > net->attr.carry_bytes)
-		keep = net->attr.carry_bytes;
-	for (int i = 0; i < tx->iovcnt && off < keep; i++) {
-		size_t n = tx->iov[i].iov_len;
-
-		if (n > keep - off)
-			n = keep - off;
-		memcpy(pkt->data + off, tx->iov[i].iov_base, n);
-		off += n;
-	}
+	memnet_gather(pkt->data, tx, net->attr.carry_bytes &&
+		      len > net->attr.carry_bytes ? net->attr.carry_bytes : len);
 	pkt->len = len;
 	pkt->src = *src;
 	pkt->dst = *tx->dst;
@@ -260,7 +256,7 @@ static int mem_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
 			len += tx[i].iov[j].iov_len;
 		net->stats.sent++;
 		if (net->tap && len <= wire->mtu) {
-			memnet_gather(net->tap_buf, &tx[i]);
+			memnet_gather(net->tap_buf, &tx[i], len);
 			net->tap(net->tap_arg, &wire->addr, tx[i].dst,
 				 net->tap_buf, len);
 		}
@@ -335,8 +331,11 @@ void srd_memnet_pkt_info(const struct srd_memnet_pkt *pkt,
 	info->len = pkt->len;
 }
 
-struct srd_wire *srd_memnet_arrive(struct srd_memnet *net,
-				   struct srd_memnet_pkt *pkt)
+/* The datagram reaches its wire's queue at time at (or is dropped when
+ * no wire has its address). */
+static struct srd_wire_mem *memnet_land(struct srd_memnet *net,
+					struct srd_memnet_pkt *pkt,
+					uint64_t at)
 {
 	struct srd_wire_mem *dst = memnet_find(net, &pkt->dst);
 
@@ -346,9 +345,17 @@ struct srd_wire *srd_memnet_arrive(struct srd_memnet *net,
 		return NULL;
 	}
 	net->stats.delivered++;
-	pkt->arrived_ns = net->now;
+	pkt->arrived_ns = at;
 	srd_dlist_insert_tail(&dst->rxq, &pkt->entry);
-	return &dst->wire;
+	return dst;
+}
+
+struct srd_wire *srd_memnet_arrive(struct srd_memnet *net,
+				   struct srd_memnet_pkt *pkt)
+{
+	struct srd_wire_mem *dst = memnet_land(net, pkt, net->now);
+
+	return dst ? &dst->wire : NULL;
 }
 
 void srd_memnet_drop(struct srd_memnet *net, struct srd_memnet_pkt *pkt)
@@ -372,19 +379,9 @@ static void memnet_deliver(struct srd_memnet *net)
 
 	while ((top = srd_heap_top(&net->in_flight)) &&
 	       (top->key >> 16) <= net->now) {
-		struct srd_memnet_pkt *pkt =
-			srd_container_of(top, struct srd_memnet_pkt, node);
-		struct srd_wire_mem *dst = memnet_find(net, &pkt->dst);
-
 		srd_heap_remove(&net->in_flight, top);
-		if (!dst) {
-			net->stats.dropped++;
-			free(pkt);
-			continue;
-		}
-		net->stats.delivered++;
-		pkt->arrived_ns = top->key >> 16;
-		srd_dlist_insert_tail(&dst->rxq, &pkt->entry);
+		memnet_land(net, srd_container_of(top, struct srd_memnet_pkt,
+						  node), top->key >> 16);
 	}
 }
 
