@@ -476,6 +476,7 @@ extern struct fi_ops_cm srd_cm_ops;
 
 /* --- progress thread (srd_progress.c) ------------------------------------ */
 void srd_progress_stop(struct srd_domain *dom);
+void srd_progress_stop_all(void);
 int srd_progress_add_ep(struct srd_domain *dom, struct srd_ep *ep);
 void srd_progress_del_ep(struct srd_domain *dom, struct srd_ep *ep);
 

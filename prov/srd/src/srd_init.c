@@ -35,8 +35,11 @@ struct srd_params srd_params = {
 	.verbs_tx_depth = 256,
 };
 
+/* libfabric calls this at exit (and fi_fini) before unloading us: no
+ * thread of ours may still run then, whatever the application left open. */
 static void srd_cleanup(void)
 {
+	srd_progress_stop_all();
 }
 
 struct fi_provider srd_prov = {

@@ -11,20 +11,32 @@
  * its progress whenever the socket is readable or its next timer is due.
  * A post on an endpoint the thread sleeps on wakes it, so timers the post
  * arms are seen.  The domain's endpoint list is kept here too.
+ *
+ * Every running thread is also on a process-wide list, so the provider's
+ * cleanup (libfabric calls it at exit, just before unloading us) can stop
+ * the threads of domains the application never closed: a thread left
+ * running in code that is then unmapped crashes the exiting process.
  */
 #include "config.h"
 #include "srd.h"
 
 #include <sched.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 struct srd_progress {
 	pthread_t thread;
+	pid_t owner;			/* the process the thread runs in */
+	struct srd_dlist all_entry;	/* on progress_all while running */
+	struct srd_domain *dom;
 	bool running;
 	bool stop;
 	struct srd_wait all;		/* away endpoints' sockets + wake fd */
 	uint64_t until;			/* when the sleeping thread wakes */
 };
+
+static pthread_mutex_t progress_all_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct srd_dlist progress_all = { &progress_all, &progress_all };
 
 static uint64_t progress_idle_ns(void)
 {
@@ -113,6 +125,7 @@ static int progress_create(struct srd_domain *dom)
 
 static int progress_start(struct srd_domain *dom)
 {
+	struct srd_progress *prog;
 	int ret;
 
 	if (!srd_params.progress_thread || (dom->progress &&
@@ -120,11 +133,33 @@ static int progress_start(struct srd_domain *dom)
 		return 0;
 	if (!dom->progress && (ret = progress_create(dom)))
 		return ret;
-	ret = pthread_create(&dom->progress->thread, NULL, progress_main, dom);
-	if (ret)
-		return -ret;
-	dom->progress->running = true;
-	return 0;
+	prog = dom->progress;
+	prog->dom = dom;
+	prog->owner = getpid();
+	pthread_mutex_lock(&progress_all_lock);
+	ret = pthread_create(&prog->thread, NULL, progress_main, dom);
+	if (!ret) {
+		prog->running = true;
+		srd_dlist_insert_tail(&progress_all, &prog->all_entry);
+	}
+	pthread_mutex_unlock(&progress_all_lock);
+	return -ret;
+}
+
+/* Stops and joins a running thread; caller holds progress_all_lock and
+ * not the domain lock.  In a forked child the thread is the parent's and
+ * not here: nothing to stop (the child must not use inherited objects). */
+static void progress_halt(struct srd_progress *prog)
+{
+	srd_dlist_remove(&prog->all_entry);
+	prog->running = false;
+	if (prog->owner != getpid())
+		return;
+	pthread_mutex_lock(&prog->dom->lock);
+	prog->stop = true;
+	pthread_mutex_unlock(&prog->dom->lock);
+	srd_wait_signal(&prog->all);
+	pthread_join(prog->thread, NULL);
 }
 
 /* Caller must not hold the domain lock. */
@@ -134,16 +169,25 @@ void srd_progress_stop(struct srd_domain *dom)
 
 	if (!prog)
 		return;
-	if (prog->running) {
-		pthread_mutex_lock(&dom->lock);
-		prog->stop = true;
-		pthread_mutex_unlock(&dom->lock);
-		srd_wait_signal(&prog->all);
-		pthread_join(prog->thread, NULL);
-	}
+	pthread_mutex_lock(&progress_all_lock);
+	if (prog->running)
+		progress_halt(prog);
+	pthread_mutex_unlock(&progress_all_lock);
 	srd_wait_fini(&prog->all);
 	free(prog);
 	dom->progress = NULL;
+}
+
+/* The provider's cleanup: stops every thread still running.  Their
+ * domains stay as they are (the process is exiting); only the threads
+ * must not outlive our code. */
+void srd_progress_stop_all(void)
+{
+	pthread_mutex_lock(&progress_all_lock);
+	while (!srd_dlist_empty(&progress_all))
+		progress_halt(srd_container_of(progress_all.next,
+					       struct srd_progress, all_entry));
+	pthread_mutex_unlock(&progress_all_lock);
 }
 
 /* Caller holds the domain lock. */

@@ -3,15 +3,21 @@
  * Python do.  The parent keeps its endpoints (and their progress
  * thread) working while and after children run; each child opens its
  * own endpoints and exchanges verified messages; a child that simply
- * exits without touching srd leaves the parent unaffected.
+ * exits without touching srd leaves the parent unaffected.  And a process
+ * that exits with its endpoints open and their progress thread busy
+ * exits cleanly: libfabric unloads the provider at exit, so the thread
+ * must be stopped first.
  */
 #include "config.h"
 #include "srd_test_common.h"
 #include "srd_test_host.h"
 
+#include <arpa/inet.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #define LEN 3000	/* more than one packet */
@@ -60,6 +66,142 @@ static int child_main(void)
 	bhost_close(&c);
 	bhost_close(&d);
 	return ok == 100 ? 0 : 1;
+}
+
+/* The exiting process of the last test: this binary run again with
+ * SRD_TEST_EXIT_CHILD set.  It runs before Criterion's main, opens an
+ * endpoint, sends to a UDP socket that never answers, leaves the
+ * endpoint to the progress thread and exit()s with everything open,
+ * while a thread of its own keeps sending junk datagrams to the
+ * endpoint so the progress thread is woken all through the exit.  First
+ * it forks a grandchild that exit()s at once with the inherited objects,
+ * whose progress thread it does not have (its exit must not wait for
+ * it).  Exit status 0 unless a step fails (2) or the grandchild fails or
+ * hangs (4); a crash at exit shows as a signal. */
+static void *junk_sender(void *arg)
+{
+	const struct sockaddr_in *to = arg;
+	static const char junk[32] = "not an srd packet";
+	int sock = socket(AF_INET, SOCK_DGRAM, 0);
+
+	/* in bursts, leaving a core free: the progress thread runs at
+	 * SCHED_IDLE and must get to work on them */
+	for (;;) {
+		for (int i = 0; i < 16; i++)
+			sendto(sock, junk, sizeof(junk), 0,
+			       (const struct sockaddr *)to, sizeof(*to));
+		usleep(20);
+	}
+	return NULL;
+}
+
+#define STEP(x) do { if (x) _exit(2); } while (0)
+__attribute__((constructor)) static void exit_child_main(void)
+{
+	static char payload[LEN];
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED };
+	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
+	struct sockaddr_in mute = { .sin_family = AF_INET };
+	static struct sockaddr_in self;
+	socklen_t len = sizeof(mute);
+	size_t self_len = sizeof(self);
+	pthread_t junk;
+	struct fi_info *hints, *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_av *av;
+	struct fid_cq *cq;
+	struct fid_ep *ep;
+	fi_addr_t to;
+	int sock, status = -1;
+	double end;
+	pid_t kid;
+
+	if (!getenv("SRD_TEST_EXIT_CHILD"))
+		return;
+	sock = socket(AF_INET, SOCK_DGRAM, 0);
+	mute.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	STEP(sock < 0 || bind(sock, (struct sockaddr *)&mute, len) ||
+	     getsockname(sock, (struct sockaddr *)&mute, &len));
+	hints = fi_allocinfo();
+	STEP(!hints);
+	hints->fabric_attr->prov_name = strdup("srd");
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->addr_format = FI_SOCKADDR_IN;
+	hints->caps = FI_MSG;
+	STEP(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &info));
+	STEP(fi_fabric(info->fabric_attr, &fabric, NULL) ||
+	     fi_domain(fabric, info, &domain, NULL) ||
+	     fi_av_open(domain, &av_attr, &av, NULL) ||
+	     fi_cq_open(domain, &cq_attr, &cq, NULL) ||
+	     fi_endpoint(domain, info, &ep, NULL) ||
+	     fi_ep_bind(ep, &av->fid, 0) ||
+	     fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV) ||
+	     fi_enable(ep));
+	STEP(fi_av_insert(av, &mute, 1, &to, 0, NULL) != 1);
+	STEP(fi_send(ep, payload, LEN, NULL, to, NULL));
+	STEP(fi_getname(&ep->fid, &self, &self_len) ||
+	     pthread_create(&junk, NULL, junk_sender, &self));
+	fflush(NULL);
+	kid = fork();
+	STEP(kid < 0);
+	if (!kid)
+		exit(0);
+	for (end = now_s() + 10; now_s() < end;) {
+		pid_t w = waitpid(kid, &status, WNOHANG);
+
+		STEP(w < 0);
+		if (w == kid)
+			break;
+		usleep(1000);
+	}
+	if (now_s() >= end)
+		kill(kid, SIGKILL);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		_exit(4);
+	/* the application goes quiet: the endpoint becomes the thread's */
+	for (end = now_s() + 0.05; now_s() < end;)
+		;
+	exit(0);
+}
+
+/* A process exiting with its endpoint open while the progress thread
+ * works on it exits cleanly, every time (before the fix, about one run
+ * in four crashed: the thread ran on in the unloaded provider). */
+Test(fork, exit_with_endpoints_open_is_clean, .timeout = 120)
+{
+	const char *asan = getenv("ASAN_OPTIONS");
+	char asan_child[512];
+	int crashed = 0, failed = 0;
+
+	/* what the child leaves open at exit is not a leak to report */
+	snprintf(asan_child, sizeof(asan_child), "%s%sdetect_leaks=0",
+		 asan ? asan : "", asan ? ":" : "");
+	for (int k = 0; k < 20; k++) {
+		int status;
+		pid_t kid;
+
+		fflush(NULL);
+		kid = fork();
+		cr_assert_geq(kid, 0);
+		if (!kid) {
+			char *argv[] = { "srd_test_fork", NULL };
+
+			setenv("SRD_TEST_EXIT_CHILD", "1", 1);
+			setenv("FI_SRD_IFACE", "lo", 1);
+			setenv("FI_SRD_PROGRESS_IDLE_US", "200", 1);
+			setenv("ASAN_OPTIONS", asan_child, 1);
+			execv("/proc/self/exe", argv);
+			_exit(3);
+		}
+		cr_assert_eq(waitpid(kid, &status, 0), kid);
+		if (WIFSIGNALED(status))
+			crashed++;
+		else if (!WIFEXITED(status) || WEXITSTATUS(status))
+			failed++;
+	}
+	cr_assert_eq(crashed, 0, "%d of 20 exiting processes crashed", crashed);
+	cr_assert_eq(failed, 0, "%d of 20 exiting processes failed", failed);
 }
 
 Test(fork, parent_keeps_working_and_children_open_their_own, .timeout = 120)
