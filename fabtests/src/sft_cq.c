@@ -291,6 +291,13 @@ int sft_cq_try(struct fid_cq *cq, const char *what,
 	sft_die("%s: fi_cq_read: %zd", what, r);
 }
 
+static void expect_ctx(const char *what, void *got, void *want)
+{
+	if (want && got != want)
+		sft_die("%s: completion for context %p, expected %p", what,
+			got, want);
+}
+
 void sft_cq_spin_q(struct sft_cq *cq, void *ctx)
 {
 	struct sft_comp *comp;
@@ -301,11 +308,8 @@ void sft_cq_spin_q(struct sft_cq *cq, void *ctx)
 	}
 	comp = &cq->q[cq->head++ % cq->cap];
 	if (comp->is_err)
-		sft_die("%s: error completion: %s", cq->name,
-			fi_strerror(comp->err.err));
-	if (ctx && comp->e.op_context != ctx)
-		sft_die("%s: completion for context %p, expected %p", cq->name,
-			comp->e.op_context, ctx);
+		die_err_comp(cq, comp);
+	expect_ctx(cq->name, comp->e.op_context, ctx);
 }
 
 void sft_cq_spin(struct fid_cq *cq, const char *what, void *ctx)
@@ -318,7 +322,5 @@ void sft_cq_spin(struct fid_cq *cq, const char *what, void *ctx)
 		    sft_now_ns() - t0 > SFT_COMP_TIMEOUT_MS * 1000000ull)
 			sft_die("%s: no completion in %d ms", what,
 				SFT_COMP_TIMEOUT_MS);
-	if (ctx && e.op_context != ctx)
-		sft_die("%s: completion for context %p, expected %p", what,
-			e.op_context, ctx);
+	expect_ctx(what, e.op_context, ctx);
 }

@@ -31,17 +31,23 @@ struct bhost {
 };
 
 /* An endpoint for a caller of API `version` asking for `caps` (RMA
- * ones with the mr_mode srd needs, except before 1.5). */
-static inline void bhost_open_v(struct bhost *h, uint32_t version,
-				uint64_t caps, size_t tx_size, size_t cq_size)
+ * ones with the mr_mode srd needs, except before 1.5).  Returns NULL, or
+ * the call that failed (what is open then stays open).  Without
+ * asserts, so a process outside a Criterion test can use it too. */
+static inline const char *bhost_try_open(struct bhost *h, uint32_t version,
+					 uint64_t caps, size_t tx_size,
+					 size_t cq_size)
 {
 	struct fi_info *hints = fi_allocinfo();
 	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED,
 				      .size = cq_size };
 	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
 	size_t len = sizeof(h->addr);
+	int ret;
 
 	memset(h, 0, sizeof(*h));
+	if (!hints)
+		return "fi_allocinfo";
 	hints->fabric_attr->prov_name = strdup("srd");
 	hints->ep_attr->type = FI_EP_RDM;
 	/* on the verbs wire names are FI_ADDR_IB_UD */
@@ -53,22 +59,43 @@ static inline void bhost_open_v(struct bhost *h, uint32_t version,
 		hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR |
 					      FI_MR_ALLOCATED | FI_MR_PROV_KEY;
 	hints->tx_attr->size = tx_size;
-	cr_assert_eq(fi_getinfo(version, NULL, NULL, 0, hints, &h->info), 0);
+	ret = fi_getinfo(version, NULL, NULL, 0, hints, &h->info);
 	fi_freeinfo(hints);
+	if (ret)
+		return "fi_getinfo";
 	/* the hint is a minimum; the endpoint takes what info says */
 	if (tx_size)
 		h->info->tx_attr->size = tx_size;
-	cr_assert_eq(fi_fabric(h->info->fabric_attr, &h->fabric, NULL), 0);
-	cr_assert_eq(fi_domain(h->fabric, h->info, &h->domain, NULL), 0);
-	cr_assert_eq(fi_av_open(h->domain, &av_attr, &h->av, NULL), 0);
-	cr_assert_eq(fi_cq_open(h->domain, &cq_attr, &h->cq, NULL), 0);
-	cr_assert_eq(fi_endpoint(h->domain, h->info, &h->ep, NULL), 0);
-	cr_assert_eq(fi_ep_bind(h->ep, &h->av->fid, 0), 0);
-	cr_assert_eq(fi_ep_bind(h->ep, &h->cq->fid, FI_TRANSMIT | FI_RECV), 0);
-	cr_assert_eq(fi_enable(h->ep), 0);
-	cr_assert_eq(fi_getname(&h->ep->fid, h->addr, &len), 0);
-	cr_assert_eq(fi_open_ops(&h->ep->fid, FI_SRD_STATS_OPS_NAME, 0,
-				 (void **)&h->stats, NULL), 0);
+	if (fi_fabric(h->info->fabric_attr, &h->fabric, NULL))
+		return "fi_fabric";
+	if (fi_domain(h->fabric, h->info, &h->domain, NULL))
+		return "fi_domain";
+	if (fi_av_open(h->domain, &av_attr, &h->av, NULL))
+		return "fi_av_open";
+	if (fi_cq_open(h->domain, &cq_attr, &h->cq, NULL))
+		return "fi_cq_open";
+	if (fi_endpoint(h->domain, h->info, &h->ep, NULL))
+		return "fi_endpoint";
+	if (fi_ep_bind(h->ep, &h->av->fid, 0) ||
+	    fi_ep_bind(h->ep, &h->cq->fid, FI_TRANSMIT | FI_RECV))
+		return "fi_ep_bind";
+	if (fi_enable(h->ep))
+		return "fi_enable";
+	if (fi_getname(&h->ep->fid, h->addr, &len))
+		return "fi_getname";
+	if (fi_open_ops(&h->ep->fid, FI_SRD_STATS_OPS_NAME, 0,
+			(void **)&h->stats, NULL))
+		return "fi_open_ops(" FI_SRD_STATS_OPS_NAME ")";
+	return NULL;
+}
+
+static inline void bhost_open_v(struct bhost *h, uint32_t version,
+				uint64_t caps, size_t tx_size, size_t cq_size)
+{
+	const char *failed = bhost_try_open(h, version, caps, tx_size,
+					    cq_size);
+
+	cr_assert_null(failed, "%s failed", failed);
 }
 
 static inline void bhost_open(struct bhost *h, size_t tx_size, size_t cq_size)
