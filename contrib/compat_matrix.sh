@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # compat_matrix.sh PREFIX...: builds srd (provider, unit tests, the sft
 # programs) with -Werror against each libfabric named, one PREFIX per
 # version: a libfabric install, or just a copy of a release's include/

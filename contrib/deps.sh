@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # deps.sh: installs the Debian packages srd builds, tests and runs with.
 # Idempotent; needs root (or sudo).
 set -euo pipefail

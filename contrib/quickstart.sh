@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # quickstart.sh: the main job on a fresh Debian 12 machine: installs the
 # Debian packages srd needs, builds it, installs libsrd-fi.so where the
 # system libfabric loads providers from (no FI_PROVIDER_PATH needed), then

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # test.sh: the whole test suite, as CI runs it (.ci/run), from a fresh
 # Debian 12 machine: installs what it needs, builds, then runs
 #   1. unit tests (Criterion) and the sft suite over srd on loopback

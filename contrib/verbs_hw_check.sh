@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # verbs_hw_check.sh [BUILD_DIR] [-u UPSTREAM_FABTESTS_BINDIR]
 #
 # The verbs wire on a real RDMA device (RoCE, InfiniBand, EFA's UD), for

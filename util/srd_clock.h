@@ -1,7 +1,11 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
- * srd_clock.h: monotonic time in nanoseconds.  Only wires read the real
- * clock; everything above them asks the wire, so the in-memory wire can
- * substitute virtual time.
+ * srd_clock.h: monotonic time in nanoseconds.  The transport and the
+ * message layer never read it: they ask the wire (srd_tp_now), so the
+ * in-memory wire can substitute virtual time.  The wires read it, and so
+ * do the libfabric objects (fi/), for what is the application's time:
+ * blocking reads' timeouts, the progress thread's idle test, statistics
+ * intervals.
  */
 #ifndef SRD_CLOCK_H
 #define SRD_CLOCK_H

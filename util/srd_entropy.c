@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_entropy.c: values that must be unguessable (connection ids, MR
  * keys) from the kernel's entropy pool.  Alone in its file on purpose:

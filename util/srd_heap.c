@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_heap.c: the deadline min-heap (see srd_heap.h).
  * Owns only the array of node pointers, never the nodes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_heap.h: a binary min-heap of deadlines with intrusive nodes, so a
  * timer can be re-armed or cancelled in O(log n) without searching.

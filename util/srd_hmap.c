@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_hmap.c: the chained hash map (see srd_hmap.h).
  * Owns the bucket array only; nodes belong to their containers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_hmap.h: a chained hash map of intrusive nodes keyed by a 64-bit
  * value.  Several nodes may share a key (the key may itself be a hash of

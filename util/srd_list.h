@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_list.h: an intrusive doubly linked list with a sentinel head.
  * Owns nothing: entries are embedded in their owners and never allocated here.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_pool.c: chunked object pools (see srd_pool.h).
  * Owns the chunk memory; never touches the objects' contents except to

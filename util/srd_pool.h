@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_pool.h: fixed-size object pools with stable indices.
  * Objects are allocated in chunks that never move, so a pointer stays

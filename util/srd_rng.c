@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_rng.c: seeded pseudo-random numbers (xoshiro256**).  Owns no
  * global state; kernel entropy lives in srd_entropy.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_rng.h: a small seeded generator (xoshiro256** seeded through
  * splitmix64) for deterministic simulation, and an entropy source for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_seqwin.c: the receive window of sequence numbers (srd_seqwin.h).
  * Owns its bit ring; knows nothing of packets.

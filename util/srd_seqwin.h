@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_seqwin.h: 32-bit sequence-number arithmetic and a receive window.
  *

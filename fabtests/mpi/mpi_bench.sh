@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # mpi_bench.sh [-i ITER] [-b WINDOWS] [-t SECONDS]
 #
 # Runs mpi_pingpong and mpi_bw with 2 ranks on loopback through Open MPI's

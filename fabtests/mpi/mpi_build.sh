@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # mpi_build.sh OUTDIR
 #
 # Compiles the MPI test programs of this directory with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * mpi_bw.c - streaming bandwidth from rank 0 to rank 1 (other ranks only
  * join the barriers).

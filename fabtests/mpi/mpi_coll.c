@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * mpi_coll.c - collective operations, each result checked against the
  * value computed locally: barrier (also that it really waits),

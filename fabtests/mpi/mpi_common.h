@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * mpi_common.h - small helpers shared by the MPI test programs in
  * fabtests/mpi: failure reporting, a watchdog, data patterns and

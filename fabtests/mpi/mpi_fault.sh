@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # mpi_fault.sh [-p PROVIDER] [-T PEER_TIMEOUT_MS] [-t SECONDS]
 #
 # Peer-failure check: mpi_fault at 2 ranks over srd (mtl ofi, loopback)

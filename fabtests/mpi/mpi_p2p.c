@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * mpi_p2p.c - point-to-point MPI checks for any number of ranks >= 2.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * mpi_pingpong.c - ping-pong latency between rank 0 and rank 1 (other
  * ranks only join the barriers).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # mpi_suite.sh [-p PROVIDER] [-m two-sided|one-sided|both] [--quick]
 #              [--hosts [--mtu N]] [-r "2 4 8"] [-o CASES] [-t SECONDS] [-k]
 #

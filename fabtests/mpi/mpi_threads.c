@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * mpi_threads.c - MPI_THREAD_MULTIPLE: T threads per rank (-T, default 4)
  * exchange messages with every other rank at the same time.

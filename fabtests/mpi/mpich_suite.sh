@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # mpich_suite.sh [-p PROVIDER] [-r "2 4"] [-o CASES] [-t SECONDS] [--quick] [-k]
 #
 # The MPI test programs of this directory under MPICH built with

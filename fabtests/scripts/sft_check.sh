@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # sft_check.sh: what "make check" runs: the whole sft suite against srd
 # on loopback (the environment comes from Makefile.am), SKIP (77) when
 # the provider did not build.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # sft_ecmp.sh [-p PROVIDER] [-o CASES] [-t SECONDS] [-v]
 #
 # Runs sft programs across the ECMP test bed of srd_ecmp_bed.sh (hosts

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # sft_lib.sh: helpers the sft_*/srd_* scripts source ("$here/sft_lib.sh").
 # Defines functions only; sets nothing and runs nothing.
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # sft_loss.sh -p PROVIDER [-l LOSS_PERCENT] [-t TOTAL_SECONDS]
 #
 # Runs sft pairs over a lossy loopback: creates a network namespace with

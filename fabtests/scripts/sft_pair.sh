@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # sft_pair.sh [-t TIMEOUT] -- PROGRAM ARGS...
 #
 # Runs one sft_* test as a server/client pair on 127.0.0.1:

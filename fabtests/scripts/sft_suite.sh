@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # sft_suite.sh -p PROVIDER [--quick] [-t SECONDS] [TEST...]
 #
 # Runs the sft_* tests against PROVIDER: sft_api directly, the others as

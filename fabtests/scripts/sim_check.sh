@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # sim_check.sh: what "make check" runs of the fabric simulator
 # (fabtests/sim/srd_sim) on small fabrics, asserting properties that hold
 # for the fixed seeds (runs are deterministic, in virtual time):

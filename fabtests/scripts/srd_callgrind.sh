@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # srd_callgrind.sh [-I ITERATIONS] [-S SIZE] [-m msg|tagged] [-k]
 #
 # srd's cost in instructions, which machine noise does not move: a fixed

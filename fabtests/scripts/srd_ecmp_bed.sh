@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # srd_ecmp_bed.sh [-n NAME] COMMAND [ARGS]
 #
 # An ECMP test bed in network namespaces (needs root):

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # srd_ecmp_bench.sh [-p "PROV1 PROV2 ..."] [-r RATE_MBIT] [-k K] [-q]
 #
 # The SRD benchmark on the ECMP test bed (srd_ecmp_bed.sh: hosts A and B

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # srd_perf.sh [-p "PROV1 PROV2 ..."] [-n REPEATS] [-q] [-s SECTIONS]
 #             [-O OSU_DIR] [-b] [-k]
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # srd_soak.sh [-p PROVIDER] [-T SECONDS] [-l LOSS_PERCENT] [-E EPS] [-S SLOTS]
 #
 # The soak: sft_soak (a server process with EPS endpoints and SLOTS

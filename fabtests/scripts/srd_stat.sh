@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # srd_stat.sh [-i SECONDS] [-n COUNT] [-p] DIR|FILE...
 #
 # Prints the counters that srd endpoints keep in FI_SRD_STATS_DIR while

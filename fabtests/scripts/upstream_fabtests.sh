@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # upstream_fabtests.sh BINDIR [-p PROVIDER] [-x EXCLUDE] [-E]: runs libfabric's
 # own fabtests (built separately from their public source; nothing of them
 # is in this repo) pairwise over loopback: the RDM tests that release's

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # verbs_emu_check.sh: what "make check" runs over the verbs wire where no
 # RDMA device exists: the provider built with the emulated device
 # (libsrdemu-fi.so: UD QPs carried over 127.0.0.1, see

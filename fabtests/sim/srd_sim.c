@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_sim.c: the simulator's command line: scenarios (all-to-all,
  * permutation, incast, a failing or lossy spine link), each run with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_sim.h: a discrete-event simulator that runs the srd transport,
  * unchanged, on many hosts of a simulated leaf-spine fabric in virtual
@@ -23,7 +24,7 @@
 #include "srd_heap.h"
 #include "srd_rng.h"
 #include "srd_tp.h"
-#include "srd_wire.h"
+#include "srd_memnet.h"
 
 #define SIM_KEY_SHIFT	20	/* event keys: time << shift | tie-break */
 #define SIM_TIME_MAX	((UINT64_MAX >> SIM_KEY_SHIFT) - 1)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_sim_fabric.c: the simulated network: links, their queues, the
  * leaf-spine topology and ECMP, in virtual time.  It owns every datagram

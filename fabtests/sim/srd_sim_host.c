@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_sim_host.c: the simulated hosts and the event loop.  Each host is
  * a srd_tp instance, the provider's transport unchanged, on an

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # srd_sim_report.sh: reruns every simulator scenario and rewrites the
 # report, man/sim/README.md, with its tables and plots (PNG, gnuplot).
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * sft_api: single-process API checks, no peer.  `sft_api -p PROV [CHECK]`
  * runs one of av, cq, cntr, eq, mr, busy (default: all).  Each check

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * sft_bw: streaming bandwidth.  For each size the client posts a window
  * of sends (-W, default 64, capped so a window holds <= 64 MiB), waits

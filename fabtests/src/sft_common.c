@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * sft_common.c - option parsing, watchdog, provider setup, OOB address
  * exchange, buffers and data patterns shared by the sft_* tests

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * sft_common.h - shared helpers for the srd fabtests (sft_*).
  *

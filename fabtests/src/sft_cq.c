@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * sft_cq.c - completion handling shared by the sft_* tests: every
  * completion read from a CQ (success or error) is queued per CQ, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * sft_multi_recv: FI_MULTI_RECV receive buffers.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * sft_perf: the benchmark program behind srd_perf.sh.  Provider-agnostic
  * (public libfabric API only), busy-polling, one operation per run (-o):

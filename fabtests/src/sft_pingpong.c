@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * sft_pingpong: ping-pong over FI_MSG (fi_send/fi_recv) or FI_TAGGED
  * (fi_tsend/fi_trecv, -m tagged) for each size of -S.

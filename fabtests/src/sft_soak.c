@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * sft_soak.c: a bounded stress run that verifies every byte and every
  * completion, for any provider.

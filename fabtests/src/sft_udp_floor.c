@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * sft_udp_floor: what plain kernel UDP sockets do on this machine, the
  * floor any provider over UDP is measured against.  No libfabric.

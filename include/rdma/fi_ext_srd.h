@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * fi_ext_srd.h: srd's provider-specific extension, for applications and
  * tools that want to see what the transport is doing.

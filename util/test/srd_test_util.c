@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_test_util.c: the util building blocks: lists, pools (ids and
  * stale-id rejection), the deadline heap (order under random updates),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_fuzz_rx.c: libFuzzer harness for everything a datagram reaches.
  *
@@ -27,6 +28,7 @@
  */
 #include "config.h"
 #include "srd.h"
+#include "srd_memnet.h"
 #include "srd_rng.h"
 
 #include <arpa/inet.h>
@@ -520,7 +522,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	srd_params.peer_timeout_ms = 5000;
 	srd_params.eager_max = FZ_EAGER_MAX;
 	srd_params.rdv_window = FZ_RDV_WINDOW;
-	srd_wire_open_override = fz_wire_open;
+	srd_test_wire_open = fz_wire_open;
 	fz_a.region = fz_region_map(FZ_BASE_A);
 	fz_b.region = fz_region_map(FZ_BASE_B);
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_test_api.c: srd answers each caller as its API version defines
  * the structures and bits it passes (srd_fi_compat.h).  The first tests

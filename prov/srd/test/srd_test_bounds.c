@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_test_bounds.c: an endpoint's memory stays bounded whatever its
  * peers send, and full queues push back instead of losing anything.

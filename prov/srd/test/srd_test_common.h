@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_test_common.h: small helpers shared by the provider's object-level
  * tests: the time scale that stretches every wait under valgrind, and a

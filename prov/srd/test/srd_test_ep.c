@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_test_ep.c: the provider's objects in one process, two "hosts" as
  * two fabrics/domains on loopback: endpoint names, options, busy close,

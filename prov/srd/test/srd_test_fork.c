@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_test_fork.c: fork() with srd endpoints open, as MPI launchers and
  * Python do.  The parent keeps its endpoints (and their progress

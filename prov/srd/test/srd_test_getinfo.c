@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_test_getinfo.c: fi_getinfo through the system libfabric with the
  * built provider (FI_PROVIDER_PATH): every hint is honoured exactly or

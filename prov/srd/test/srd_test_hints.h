@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_test_hints.h: the fi_getinfo fixture of the getinfo and api tests:
  * hints naming srd and FI_EP_RDM, renewed for every test (setup,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_test_host.h: one srd endpoint with its own fabric, domain, AV and
  * CQ (tagged format) and the stats extension, for the tests that need a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_test_rma.c: RMA and atomics through the provider, two or three
  * "hosts" (fabric + domain + endpoint each) in one process on loopback:

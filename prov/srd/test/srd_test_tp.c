@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_test_tp.c: the SRD transport on the in-memory wire, in virtual
  * time: every packet delivered to the layer above exactly once and acked
@@ -7,6 +8,7 @@
  */
 #include "config.h"
 #include "srd_tp.h"
+#include "srd_memnet.h"
 
 #include <criterion/criterion.h>
 #include <arpa/inet.h>

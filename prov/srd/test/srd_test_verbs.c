@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_test_verbs.c: the provider on the verbs wire, through libfabric,
  * with the emulated RDMA device (libsrdemu-fi.so): which wire

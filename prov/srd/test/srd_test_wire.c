@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_test_wire.c: the wire contract (srd_wire.h), checked the same way
  * on every wire: the in-memory one, UDP on 127.0.0.1, the verbs wire on
@@ -10,6 +11,7 @@
  */
 #include "config.h"
 #include "srd_tp.h"
+#include "srd_memnet.h"
 #include "srd_verbs.h"
 #ifdef HAVE_VERBS
 #include "srd_verbs_emu.h"

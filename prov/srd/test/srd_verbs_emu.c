@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_verbs_emu.c: an RDMA device emulated in the test process (see
  * srd_verbs_emu.h).  Each QP is a UDP socket on 127.0.0.1 whose port is

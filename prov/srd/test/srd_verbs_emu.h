@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_verbs_emu.h: an RDMA device emulated in the test process, behind
  * struct srd_verbs_ops, for the verbs wire's tests on machines without

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_verbs_emu_prov.c: the provider with the emulated RDMA device in
  * place of libibverbs (libsrdemu-fi.so, built for the tests only), so

@@ -1,5 +1,8 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
- * srd.h: the provider's objects and their prototypes.
+ * srd.h: the provider's libfabric objects (fabric, domain, AV, CQ,
+ * counter, EQ, MR, endpoint) and their prototypes; the message layer's
+ * state is in msg/srd_msg.h, which the endpoint embeds.
  *
  * Locking: one mutex per domain protects every object of the domain (AV,
  * CQ, counters, endpoints, their transports).  API calls take it; so does
@@ -29,71 +32,25 @@
 #include <rdma/providers/fi_prov.h>
 
 #include "srd_fi_compat.h"
+#include "srd_log.h"
 #include "srd_list.h"
 #include "srd_hmap.h"
 #include "srd_pool.h"
-#include "srd_tp.h"
-#include "srd_wire.h"
+#include "srd_msg.h"
 #include "srd_verbs.h"
 
 #define SRD_PROV_NAME		"srd"
 #define SRD_PROV_VERSION	FI_VERSION(0, 1)
 
-#define SRD_IOV_LIMIT		4
-#define SRD_MAX_MSG_SIZE	(1ULL << 40)
 #define SRD_CQ_DATA_SIZE	8
 #define SRD_MR_KEY_SIZE		8
 #define SRD_TX_SIZE_DEFAULT	1024
 #define SRD_RX_SIZE_DEFAULT	1024
 #define SRD_SIZE_MAX		65536	/* largest tx/rx queue accepted */
 #define SRD_CQ_SIZE_DEFAULT	1024
-/* What an unexpected message costs the store besides its data (the
- * entry, the bookkeeping): a flood of rendezvous requests, which carry
- * no data, is bounded too. */
-#define SRD_UNEXP_ENTRY_COST	256
 #define SRD_MIN_MULTI_RECV_DEFAULT 64
-#define SRD_RMA_IOV_LIMIT	1	/* remote segments per RMA/atomic */
-/* Operand bytes per atomic: twice that (compare) plus headers fits in
- * any IPv6 path (1280 bytes), so an atomic is always one packet. */
-#define SRD_ATOMIC_MAX_BYTES	512
 
-extern struct fi_provider srd_prov;
-
-#define SRD_WARN(subsys, ...) FI_WARN(&srd_prov, subsys, __VA_ARGS__)
-#define SRD_INFO(subsys, ...) FI_INFO(&srd_prov, subsys, __VA_ARGS__)
-#define SRD_DBG(subsys, ...)  FI_DBG(&srd_prov, subsys, __VA_ARGS__)
-
-/* Provider parameters (FI_SRD_*), read once at load; see srd_init.c. */
-struct srd_params {
-	char *iface;			/* comma-separated allow list */
-	int paths;
-	size_t inject_size;
-	size_t eager_max;		/* largest message sent without rendezvous */
-	size_t rdv_window;		/* bytes one CTS grants */
-	size_t unexp_max_bytes;		/* unexpected store per endpoint */
-	int tx_window;			/* packets in flight per peer */
-	int rto_min_us;
-	int peer_timeout_ms;
-	int ack_delay_us;
-	int cc_target_us;		/* delay target over base RTT; 0: no CC */
-	int cwnd_init;			/* packets */
-	int path_step_us;		/* path steering by RTT; 0: off */
-	int stats;			/* bool: print counters at close */
-	char *stats_dir;		/* snapshot files for srd_stat */
-	int stats_interval_ms;
-	int progress_thread;		/* bool */
-	int progress_idle_us;		/* app silence before the thread acts */
-	size_t sockbuf;			/* socket buffer bytes requested */
-	int max_peers;			/* transport peers per endpoint */
-	char *wire;			/* "auto", "udp" or "verbs" */
-	char *verbs_device;		/* comma-separated allow list */
-	int verbs_gid_index;		/* -1: srd picks */
-	int verbs_qps;			/* send QPs per endpoint */
-	int verbs_rx_depth;		/* posted receive buffers */
-	int verbs_tx_depth;		/* send slots per QP */
-	char *gpu_pci;			/* order domains by distance to it */
-};
-extern struct srd_params srd_params;
+#include "srd_params.h"
 
 /* --- interfaces (srd_iface.c) ------------------------------------------ */
 enum srd_wire_kind {
@@ -116,7 +73,6 @@ struct srd_iface {
 	int locality;			/* 0 = near this process's CPUs */
 };
 int srd_iface_list(struct srd_iface **ifaces, int *count);
-uint32_t srd_domain_atomic_max(const struct srd_iface *iface);
 const struct srd_iface *srd_iface_find(const struct srd_iface *ifaces,
 				       int count, const char *name, int family);
 
@@ -152,7 +108,7 @@ struct srd_domain {
 	struct srd_progress *progress;
 	uint32_t api_version;
 	/* operand bytes one atomic carries: it is always one packet, so a
-	 * small verbs MTU makes it smaller (srd_domain_atomic_max) */
+	 * small verbs MTU makes it smaller (srd_atomic_max_bytes) */
 	uint32_t atomic_max_bytes;
 };
 
@@ -232,8 +188,6 @@ struct srd_av {
 };
 int srd_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 		struct fid_av **av, void *context);
-const union srd_wire_addr *srd_av_addr(struct srd_av *av, fi_addr_t addr);
-fi_addr_t srd_av_reverse(struct srd_av *av, const union srd_wire_addr *addr);
 
 /* --- CQ / counters / EQ -------------------------------------------------- */
 struct srd_ep;
@@ -268,21 +222,7 @@ struct srd_cq {
 };
 int srd_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 		struct fid_cq **cq, void *context);
-void srd_cq_write(struct srd_cq *cq, void *context, uint64_t flags,
-		  size_t len, void *buf, uint64_t data, uint64_t tag,
-		  fi_addr_t src);
-void srd_cq_write_err(struct srd_cq *cq, void *context, uint64_t flags,
-		      int err, int prov_errno, size_t len, size_t olen,
-		      uint64_t data, uint64_t tag, fi_addr_t src);
 int srd_cq_trywait(struct srd_cq *cq);
-/* Room for a completion that a peer, not a post, causes (a remote write
- * with CQ data): a CQ the application does not read pushes back on the
- * peer (receiver-not-ready) instead of growing without bound.  Local
- * operations' completions always go in: tx_size and rx_size bound them. */
-static inline bool srd_cq_has_room(const struct srd_cq *cq)
-{
-	return cq->tail - cq->head < cq->size;
-}
 
 struct srd_cntr {
 	struct fid_cntr cntr_fid;
@@ -298,8 +238,6 @@ struct srd_cntr {
 };
 int srd_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
 		  struct fid_cntr **cntr, void *context);
-void srd_cntr_inc(struct srd_cntr *cntr);
-void srd_cntr_inc_err(struct srd_cntr *cntr);
 
 int srd_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 		struct fid_eq **eq, void *context);
@@ -328,118 +266,44 @@ int srd_query_atomic(const struct srd_domain *dom, enum fi_datatype dt,
 		     enum fi_op op, struct fi_atomic_attr *attr, uint64_t flags);
 
 /* --- endpoint ------------------------------------------------------------ */
-enum srd_cntr_kind {
-	SRD_CNTR_SEND,
-	SRD_CNTR_RECV,
-	SRD_CNTR_READ,
-	SRD_CNTR_WRITE,
-	SRD_CNTR_REMOTE_READ,
-	SRD_CNTR_REMOTE_WRITE,
-	SRD_CNTR_KINDS,
-};
-
-/* Per-peer message state; the transport's part comes first. */
-struct srd_peer {
-	struct srd_tp_peer tp;
-	uint32_t tx_msg_id;		/* next message number to send */
-	uint32_t rx_msg_id;		/* next message number to start */
-	struct srd_dlist reorder;	/* held packets of later messages */
-	struct srd_dlist txes;		/* live sends to this peer */
-	size_t reorder_bytes;
-	bool reorder_stalled;		/* a held packet waits for resources */
-	bool watch_mark;		/* srd_peer_watch.c: a receive waits on it */
-	fi_addr_t fi_addr;		/* cached AV index, see av_gen */
-	uint64_t av_gen;
-};
-
+/* The endpoint object: the fid, its bindings and wire; the message layer's
+ * part (transport included) is ep->msg. */
 struct srd_ep {
 	struct fid_ep ep_fid;
 	struct srd_domain *dom;
 	struct srd_dlist dom_entry;
-	uint64_t caps;
-	bool directed_msg;		/* receives matched by source: */
-	bool directed_tagged;		/*   see ep_init_directed */
-	bool directed_exact;		/* FI_ADDR_UNSPEC refused there */
-	struct srd_av *av;
-	struct srd_cq *tx_cq;
-	struct srd_cq *rx_cq;
-	bool tx_selective;
-	bool rx_selective;
-	struct srd_cntr *cntrs[SRD_CNTR_KINDS];
 	struct fid_eq *eq;
 	uint64_t tx_op_flags;
 	uint64_t rx_op_flags;
-	size_t tx_size;
-	size_t rx_size;
-	size_t inject_size;
-	size_t min_multi_recv;
-	bool enabled;
 	uint64_t last_app_ns;		/* the application's last call in */
 	bool thread_watch;		/* the progress thread polls our socket */
 	union srd_wire_addr src_addr;
 	struct srd_wire *wire;
-	struct srd_tp tp;
-	uint32_t pkt_payload_max;	/* message bytes per MEDIUM/DATA packet */
-
-	struct srd_pool txe_pool;	/* operations, and answers to peers */
-	struct srd_pool bounce_pool;	/* inject_size copies (srd_txe_bounce) */
-	size_t tx_app;			/* txes the application's posts hold */
-	struct srd_pool rxe_pool;
-	struct srd_pool pke_pool;
-	struct srd_dlist tx_pending;	/* txes waiting for packet entries */
-	struct srd_dlist cts_pending;	/* rxes waiting to send a CTS */
-	struct srd_dlist posted_msg;
-	struct srd_dlist posted_tagged;
-	struct srd_dlist unexp_msg;
-	struct srd_dlist unexp_tagged;
-	struct srd_hmap inprog;		/* (peer, msg_id) -> rxe */
-	struct srd_pool tgt_pool;	/* RMA writes arriving (srd_rma_tgt) */
-	struct srd_hmap rma_tgts;	/* (peer, tx_id) -> srd_rma_tgt */
-	size_t unexp_bytes;		/* unexpected store, entries charged */
-	size_t reorder_bytes;		/* packets held for order, all peers */
-	size_t unexp_peak;		/* most unexp + reorder bytes seen */
-	uint32_t reorder_stalled;	/* peers with reorder_stalled set */
-	uint64_t rx_drop_malformed;
-	uint64_t watch_next;		/* next look at waiting peers, or MAX */
-	uint64_t pings_sent;
 	char *stats_path;		/* srd_stats.c: snapshot file, or NULL */
 	uint64_t stats_next_ns;
+	struct srd_msg_ep msg;
 };
-
-static inline void srd_unexp_note_peak(struct srd_ep *ep)
-{
-	if (ep->unexp_bytes + ep->reorder_bytes > ep->unexp_peak)
-		ep->unexp_peak = ep->unexp_bytes + ep->reorder_bytes;
-}
 
 static inline struct srd_ep *srd_ep_of(struct fid_ep *ep_fid)
 {
 	return srd_container_of(ep_fid, struct srd_ep, ep_fid);
 }
-static inline struct srd_peer *srd_peer_of(struct srd_tp_peer *tp_peer)
-{
-	return srd_container_of(tp_peer, struct srd_peer, tp);
-}
-
-/* Test seam: when set, endpoints open their wire through it instead of
- * UDP sockets (the fuzzer runs whole endpoints over the in-memory
- * network).  NULL in every normal process; nothing sets it at runtime. */
-extern int (*srd_wire_open_override)(const struct srd_wire_udp_attr *attr,
-				     struct srd_wire **wire);
 int srd_ep_open(struct fid_domain *domain, struct fi_info *info,
 		struct fid_ep **ep, void *context);
 /* One progress step for an endpoint; caller holds the domain lock. */
 int srd_ep_progress(struct srd_ep *ep);
 uint64_t srd_ep_next_deadline(struct srd_ep *ep);
-fi_addr_t srd_peer_fi_addr(struct srd_ep *ep, struct srd_peer *peer);
-struct srd_peer *srd_ep_peer(struct srd_ep *ep, fi_addr_t addr);
+/* srd_ops_msg.c: the generic posts every msg and tagged shim calls */
+ssize_t srd_generic_send(struct srd_ep *ep, const struct fi_msg_tagged *msg,
+			 uint64_t flags, bool tagged);
+ssize_t srd_generic_recv(struct srd_ep *ep, const struct fi_msg_tagged *msg,
+			 uint64_t flags, bool tagged);
 
 /* --- statistics (srd_stats.c) ---------------------------------------------- */
 int srd_stats_ops_open(const char *name, void **ops);
 void srd_stats_ep_open(struct srd_ep *ep);	/* once the wire is up */
 void srd_stats_tick(struct srd_ep *ep);
 void srd_stats_ep_close(struct srd_ep *ep);	/* domain lock held */
-void srd_ep_cntr_inc(struct srd_ep *ep, enum srd_cntr_kind kind, int err);
 
 void srd_progress_note_app(struct srd_domain *dom, struct srd_ep *ep);
 
@@ -460,8 +324,8 @@ static inline ssize_t srd_ep_post_leave(struct srd_ep *ep, ssize_t ret)
 {
 	/* last_app_ns: the clock post_enter read (the UDP wire's clock,
 	 * which polled_ns is on too) */
-	if (ret == -FI_EAGAIN || (ep->enabled &&
-	    (int64_t)(ep->last_app_ns - ep->tp.polled_ns) >
+	if (ret == -FI_EAGAIN || (ep->msg.enabled &&
+	    (int64_t)(ep->last_app_ns - ep->msg.tp.polled_ns) >
 	    (int64_t)SRD_EP_POST_POLL_NS))
 		srd_ep_progress(ep);
 	srd_domain_unlock(ep->dom);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_attr.c: what srd offers, and how an fi_info is built for one
  * interface from the caller's hints: every hint is either satisfied and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_av.c: address vectors.  An fi_addr_t is an index into a table of
  * socket addresses (for FI_AV_MAP too: a map may hand out any value),
@@ -28,6 +29,11 @@ const union srd_wire_addr *srd_av_addr(struct srd_av *av, fi_addr_t addr)
 	if (!av || addr >= av->count || !av->valid[addr])
 		return NULL;
 	return &av->table[addr];
+}
+
+uint64_t srd_av_gen(const struct srd_av *av)
+{
+	return av->gen;
 }
 
 fi_addr_t srd_av_reverse(struct srd_av *av, const union srd_wire_addr *addr)

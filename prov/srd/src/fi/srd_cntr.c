@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_cntr.c: completion counters: value and error count, add/set, and
  * wait with a timeout that drives progress of the bound endpoints and

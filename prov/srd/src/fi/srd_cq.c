@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_cq.c: completion queues: a ring of completions that grows rather
  * than drop one, an error list, the four entry formats, reads that drive
@@ -34,6 +35,11 @@ static int cq_grow(struct srd_cq *cq)
 	cq->ring = ring;
 	cq->ring_cap = cap;
 	return 0;
+}
+
+bool srd_cq_has_room(const struct srd_cq *cq)
+{
+	return cq->tail - cq->head < cq->size;
 }
 
 void srd_cq_write(struct srd_cq *cq, void *context, uint64_t flags,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_domain.c: the domain: one network interface, the lock that guards
  * every object opened from it, the MR key map and the progress thread.
@@ -89,23 +90,6 @@ static struct fi_ops_domain srd_domain_ops = {
 	.query_collective = domain_query_collective,
 };
 
-/* Operand bytes an atomic carries (operands, compare values, fetched
- * results: twice this at most) in one packet of this domain's MTU:
- * SRD_ATOMIC_MAX_BYTES on UDP, less on a verbs port of 1 KiB MTU (RoCE on
- * 1500-byte Ethernet) or smaller; a multiple of 16 (the largest
- * datatype). */
-uint32_t srd_domain_atomic_max(const struct srd_iface *iface)
-{
-	uint32_t room, hdrs = (uint32_t)(sizeof(struct srd_base_hdr) +
-					  sizeof(struct srd_atomic_hdr));
-
-	if (iface->wire != SRD_WIRE_VERBS)
-		return SRD_ATOMIC_MAX_BYTES;
-	room = iface->mtu > hdrs ? (iface->mtu - hdrs) / 2 : 0;
-	room &= ~15u;
-	return room < SRD_ATOMIC_MAX_BYTES ? room : SRD_ATOMIC_MAX_BYTES;
-}
-
 /* The interface named by the info's domain name (or its source address). */
 static int domain_find_iface(const struct fi_info *info,
 			     struct srd_iface *out)
@@ -142,7 +126,8 @@ int srd_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		return -FI_ENOMEM;
 	ret = domain_find_iface(info, &dom->iface);
 	if (!ret)
-		dom->atomic_max_bytes = srd_domain_atomic_max(&dom->iface);
+		dom->atomic_max_bytes = srd_atomic_max_bytes(
+			dom->iface.wire == SRD_WIRE_VERBS ? dom->iface.mtu : 0);
 	if (!ret)
 		ret = srd_hmap_init(&dom->mr_map, 64);
 	if (!ret && !(dom->info = fi_dupinfo(info)))

@@ -1,87 +1,22 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
- * srd_ep.c: the RDM endpoint object: open (its wire, transport and entry
- * pools), bind, enable, options, cancel, names, close; and the helpers
- * that connect the message layer to peers and the AV.
- * It must not build or parse packets.
+ * srd_ep.c: the RDM endpoint object: open (its wire, and through the
+ * message layer its transport and entry pools), bind, enable, options,
+ * cancel, names, close; the endpoint sets that CQs and counters keep and
+ * their progress and sleep.
+ * It must not build or parse packets, nor reach into the message
+ * layer's state (msg/srd_msg_ep.c owns it).
  */
 #include "config.h"
-#include "srd_msgl.h"
+#include "srd.h"
 
 #include <stdlib.h>
 
-#define SRD_POOL_CHUNK		256
-#define SRD_BOUNCE_CHUNK	32	/* inject-sized buffers per chunk */
-#define SRD_UNEXP_ENTRIES	65536	/* unexpected messages on top of rx_size */
-
-static const struct srd_tp_ops srd_ep_tp_ops;
-
-static uint32_t round_chunk(size_t n)
-{
-	return (uint32_t)((n + SRD_POOL_CHUNK - 1) / SRD_POOL_CHUNK *
-			  SRD_POOL_CHUNK);
-}
-
-fi_addr_t srd_peer_fi_addr(struct srd_ep *ep, struct srd_peer *peer)
-{
-	if (!ep->av || !peer)
-		return FI_ADDR_NOTAVAIL;
-	if (peer->av_gen != ep->av->gen) {
-		peer->fi_addr = srd_av_reverse(ep->av, &peer->tp.addr);
-		peer->av_gen = ep->av->gen;
-	}
-	return peer->fi_addr;
-}
-
-struct srd_peer *srd_ep_peer(struct srd_ep *ep, fi_addr_t addr)
-{
-	const union srd_wire_addr *wa = srd_av_addr(ep->av, addr);
-	struct srd_tp_peer *tp_peer;
-
-	if (!wa || wa->sa.sa_family != ep->wire->addr.sa.sa_family)
-		return NULL;
-	tp_peer = srd_tp_peer_get(&ep->tp, wa);
-	return tp_peer ? srd_peer_of(tp_peer) : NULL;
-}
-
-void srd_ep_cntr_inc(struct srd_ep *ep, enum srd_cntr_kind kind, int err)
-{
-	struct srd_cntr *cntr = ep->cntrs[kind];
-
-	if (!cntr)
-		return;
-	if (err)
-		srd_cntr_inc_err(cntr);
-	else
-		srd_cntr_inc(cntr);
-}
-
-/* Rare: a held packet could not start for lack of an entry or memory. */
-static void ep_retry_reorder(struct srd_ep *ep)
-{
-	ep->reorder_stalled = 0;
-	for (uint32_t i = 0; i < ep->tp.npeers; i++) {
-		struct srd_peer *peer = srd_peer_of(ep->tp.peer_table[i]);
-
-		if (!peer->reorder_stalled)
-			continue;
-		srd_peer_drain_reorder(ep, peer);
-		ep->reorder_stalled += peer->reorder_stalled;
-	}
-}
-
 int srd_ep_progress(struct srd_ep *ep)
 {
-	int work;
+	int work = srd_msg_ep_progress(&ep->msg);
 
-	if (!ep->enabled)
-		return 0;
-	work = srd_tp_progress(&ep->tp);
-	srd_pke_cts_push_pending(ep);
-	srd_txe_push_pending(ep);
-	if (ep->reorder_stalled)
-		ep_retry_reorder(ep);
-	srd_peer_watch_progress(ep);
-	if (ep->stats_path)
+	if (ep->msg.enabled && ep->stats_path)
 		srd_stats_tick(ep);
 	return work;
 }
@@ -152,45 +87,8 @@ void srd_wait_sleep(struct srd_domain *dom, struct srd_wait *wait,
 
 uint64_t srd_ep_next_deadline(struct srd_ep *ep)
 {
-	uint64_t t;
-
-	if (!ep->enabled)
-		return UINT64_MAX;
-	t = srd_tp_next_deadline(&ep->tp);
-	return t < ep->watch_next ? t : ep->watch_next;
+	return srd_msg_ep_next_deadline(&ep->msg);
 }
-
-static void srd_ep_peer_init(void *ctx, struct srd_tp_peer *tp_peer)
-{
-	struct srd_peer *peer = srd_peer_of(tp_peer);
-
-	(void)ctx;
-	srd_dlist_init(&peer->reorder);
-	srd_dlist_init(&peer->txes);
-	peer->fi_addr = FI_ADDR_NOTAVAIL;
-	peer->av_gen = UINT64_MAX;
-}
-
-static void srd_ep_tx_state_changed(void *ctx, struct srd_tp_peer *peer,
-				    enum srd_tp_tx_state old_state,
-				    enum srd_tp_tx_state new_state)
-{
-	char addr[64];
-
-	(void)ctx;
-	SRD_INFO(FI_LOG_EP_DATA, "peer %s: send session %s -> %s\n",
-		 srd_wire_addr_str(&peer->addr, addr, sizeof(addr)),
-		 srd_tp_tx_state_str(old_state),
-		 srd_tp_tx_state_str(new_state));
-}
-
-static const struct srd_tp_ops srd_ep_tp_ops = {
-	.recv = srd_pke_recv,
-	.done = srd_pke_done,
-	.peer_event = srd_pke_peer_event,
-	.peer_init = srd_ep_peer_init,
-	.tx_state_changed = srd_ep_tx_state_changed,
-};
 
 /* --- bind ------------------------------------------------------------ */
 
@@ -201,20 +99,20 @@ static int ep_bind_cq(struct srd_ep *ep, struct srd_cq *cq, uint64_t flags)
 	if ((flags & ~(FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION)) ||
 	    !(flags & (FI_TRANSMIT | FI_RECV)))
 		return -FI_EBADFLAGS;
-	if (((flags & FI_TRANSMIT) && ep->tx_cq) ||
-	    ((flags & FI_RECV) && ep->rx_cq))
+	if (((flags & FI_TRANSMIT) && ep->msg.tx_cq) ||
+	    ((flags & FI_RECV) && ep->msg.rx_cq))
 		return -FI_EINVAL;
 	ret = srd_ep_set_add(&cq->eps, &cq->wait, ep);
 	if (ret)
 		return ret;
 	if (flags & FI_TRANSMIT) {
-		ep->tx_cq = cq;
-		ep->tx_selective = flags & FI_SELECTIVE_COMPLETION;
+		ep->msg.tx_cq = cq;
+		ep->msg.tx_selective = flags & FI_SELECTIVE_COMPLETION;
 		cq->refs++;
 	}
 	if (flags & FI_RECV) {
-		ep->rx_cq = cq;
-		ep->rx_selective = flags & FI_SELECTIVE_COMPLETION;
+		ep->msg.rx_cq = cq;
+		ep->msg.rx_selective = flags & FI_SELECTIVE_COMPLETION;
 		cq->refs++;
 	}
 	return 0;
@@ -225,7 +123,7 @@ static void ep_cntr_release(struct srd_ep *ep, struct srd_cntr *cntr)
 {
 	cntr->refs--;
 	for (int k = 0; k < SRD_CNTR_KINDS; k++)
-		if (ep->cntrs[k] == cntr)
+		if (ep->msg.cntrs[k] == cntr)
 			return;
 	srd_ep_set_del(&cntr->eps, &cntr->wait, ep);
 }
@@ -246,11 +144,11 @@ static int ep_bind_cntr(struct srd_ep *ep, struct srd_cntr *cntr,
 	if (ret)
 		return ret;
 	for (int k = 0; k < SRD_CNTR_KINDS; k++) {
-		struct srd_cntr *old = ep->cntrs[k];
+		struct srd_cntr *old = ep->msg.cntrs[k];
 
 		if (!(flags & bits[k]) || old == cntr)
 			continue;
-		ep->cntrs[k] = cntr;
+		ep->msg.cntrs[k] = cntr;
 		cntr->refs++;
 		if (old)
 			ep_cntr_release(ep, old);
@@ -263,17 +161,17 @@ static int ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	struct srd_ep *ep = srd_container_of(fid, struct srd_ep, ep_fid.fid);
 	int ret = 0;
 
-	if (ep->enabled)
+	if (ep->msg.enabled)
 		return -FI_EOPBADSTATE;
 	srd_domain_lock(ep->dom);
 	switch (bfid->fclass) {
 	case FI_CLASS_AV:
-		if (ep->av) {
+		if (ep->msg.av) {
 			ret = -FI_EINVAL;
 			break;
 		}
-		ep->av = srd_container_of(bfid, struct srd_av, av_fid.fid);
-		ep->av->refs++;
+		ep->msg.av = srd_container_of(bfid, struct srd_av, av_fid.fid);
+		ep->msg.av->refs++;
 		break;
 	case FI_CLASS_CQ:
 		ret = ep_bind_cq(ep, srd_container_of(bfid, struct srd_cq,
@@ -304,17 +202,17 @@ static int ep_enable(struct srd_ep *ep)
 {
 	int ret;
 
-	if (ep->enabled)
+	if (ep->msg.enabled)
 		return 0;
-	if (!ep->av)
+	if (!ep->msg.av)
 		return -FI_ENOAV;
-	if ((!ep->tx_cq && (ep->caps & FI_SEND)) ||
-	    (!ep->rx_cq && (ep->caps & FI_RECV)))
+	if ((!ep->msg.tx_cq && (ep->msg.caps & FI_SEND)) ||
+	    (!ep->msg.rx_cq && (ep->msg.caps & FI_RECV)))
 		return -FI_ENOCQ;
 	srd_domain_lock(ep->dom);
 	ret = srd_progress_add_ep(ep->dom, ep);
 	if (!ret) {
-		ep->enabled = true;
+		ep->msg.enabled = true;
 		srd_stats_ep_open(ep);
 	}
 	srd_domain_unlock(ep->dom);
@@ -358,66 +256,33 @@ static int ep_control(struct fid *fid, int command, void *arg)
 
 static void ep_unbind_all(struct srd_ep *ep)
 {
-	if (ep->av)
-		ep->av->refs--;
-	if (ep->tx_cq) {
-		ep->tx_cq->refs--;
-		srd_ep_set_del(&ep->tx_cq->eps, &ep->tx_cq->wait, ep);
+	if (ep->msg.av)
+		ep->msg.av->refs--;
+	if (ep->msg.tx_cq) {
+		ep->msg.tx_cq->refs--;
+		srd_ep_set_del(&ep->msg.tx_cq->eps, &ep->msg.tx_cq->wait, ep);
 	}
-	if (ep->rx_cq) {
-		ep->rx_cq->refs--;
-		srd_ep_set_del(&ep->rx_cq->eps, &ep->rx_cq->wait, ep);
+	if (ep->msg.rx_cq) {
+		ep->msg.rx_cq->refs--;
+		srd_ep_set_del(&ep->msg.rx_cq->eps, &ep->msg.rx_cq->wait, ep);
 	}
 	for (int k = 0; k < SRD_CNTR_KINDS; k++) {
-		struct srd_cntr *cntr = ep->cntrs[k];
+		struct srd_cntr *cntr = ep->msg.cntrs[k];
 
 		if (!cntr)
 			continue;
-		ep->cntrs[k] = NULL;
+		ep->msg.cntrs[k] = NULL;
 		ep_cntr_release(ep, cntr);
 	}
 	if (ep->eq)
 		srd_eq_unref(ep->eq);
 }
 
-static void ep_free_entries(struct srd_ep *ep)
-{
-	for (uint32_t i = 0; i < ep->tp.npeers; i++) {
-		struct srd_peer *peer = srd_peer_of(ep->tp.peer_table[i]);
-		struct srd_dlist *e;
-
-		while ((e = srd_dlist_pop_head(&peer->reorder)))
-			free(srd_container_of(e, struct srd_reorder_pkt, entry));
-	}
-	/* Entries still live hold malloc'd buffers. */
-	for (uint32_t i = 0; i < ep->rxe_pool.count; i++) {
-		struct srd_rxe *rxe = srd_pool_at(&ep->rxe_pool, i);
-
-		if (rxe)
-			free(rxe->unexp_buf);
-	}
-	for (uint32_t i = 0; i < ep->txe_pool.count; i++) {
-		struct srd_txe *txe = srd_pool_at(&ep->txe_pool, i);
-
-		if (txe)
-			srd_txe_bounce_free(ep, txe);
-	}
-}
-
 static void ep_free(struct srd_ep *ep)
 {
-	if (ep->wire) {
-		ep_free_entries(ep);
-		srd_tp_fini(&ep->tp);
+	srd_msg_ep_fini(&ep->msg);
+	if (ep->wire)
 		ep->wire->ops->close(ep->wire);
-	}
-	srd_hmap_fini(&ep->inprog);
-	srd_hmap_fini(&ep->rma_tgts);
-	srd_pool_fini(&ep->tgt_pool);
-	srd_pool_fini(&ep->pke_pool);
-	srd_pool_fini(&ep->rxe_pool);
-	srd_pool_fini(&ep->txe_pool);
-	srd_pool_fini(&ep->bounce_pool);
 	free(ep);
 }
 
@@ -428,9 +293,9 @@ static int ep_close(struct fid *fid)
 
 	srd_domain_lock(dom);
 	srd_stats_ep_close(ep);
-	if (ep->enabled) {
+	if (ep->msg.enabled) {
 		srd_ep_progress(ep);
-		srd_tp_flush_acks(&ep->tp);
+		srd_tp_flush_acks(&ep->msg.tp);
 		srd_progress_del_ep(dom, ep);
 	}
 	ep_unbind_all(ep);
@@ -464,7 +329,7 @@ static ssize_t ep_cancel(fid_t fid, void *context)
 	int ret;
 
 	srd_domain_lock(ep->dom);
-	ret = srd_rxe_cancel(ep, context);
+	ret = srd_rxe_cancel(&ep->msg, context);
 	srd_domain_unlock(ep->dom);
 	return ret;
 }
@@ -484,10 +349,10 @@ static ssize_t ep_size_opt(const struct srd_ep *ep, int optname)
 	case FI_OPT_INJECT_MSG_SIZE:
 	case FI_OPT_INJECT_TAGGED_SIZE:
 	case FI_OPT_INJECT_RMA_SIZE:
-		return ep->inject_size;
+		return ep->msg.inject_size;
 	case FI_OPT_INJECT_ATOMIC_SIZE:
-		return ep->inject_size < ep->dom->atomic_max_bytes ?
-		       ep->inject_size : ep->dom->atomic_max_bytes;
+		return ep->msg.inject_size < ep->dom->atomic_max_bytes ?
+		       ep->msg.inject_size : ep->dom->atomic_max_bytes;
 #endif
 	default:
 		(void) ep;
@@ -507,7 +372,7 @@ static int ep_getopt(fid_t fid, int level, int optname, void *optval,
 	case FI_OPT_MIN_MULTI_RECV:
 		if (!optval || !optlen || *optlen < sizeof(size_t))
 			return -FI_EINVAL;
-		*(size_t *)optval = ep->min_multi_recv;
+		*(size_t *)optval = ep->msg.min_multi_recv;
 		*optlen = sizeof(size_t);
 		return 0;
 	default:
@@ -533,7 +398,7 @@ static int ep_setopt(fid_t fid, int level, int optname, const void *optval,
 	case FI_OPT_MIN_MULTI_RECV:
 		if (!optval || optlen != sizeof(size_t))
 			return -FI_EINVAL;
-		ep->min_multi_recv = *(const size_t *)optval;
+		ep->msg.min_multi_recv = *(const size_t *)optval;
 		return 0;
 	default:
 		return -FI_ENOPROTOOPT;
@@ -557,14 +422,14 @@ static ssize_t ep_rx_size_left(struct fid_ep *ep_fid)
 {
 	struct srd_ep *ep = srd_ep_of(ep_fid);
 
-	return (ssize_t)ep->rx_size;
+	return (ssize_t)ep->msg.rx_size;
 }
 
 static ssize_t ep_tx_size_left(struct fid_ep *ep_fid)
 {
 	struct srd_ep *ep = srd_ep_of(ep_fid);
 
-	return (ssize_t)(ep->tx_size - ep->tx_app);
+	return (ssize_t)(ep->msg.tx_size - ep->msg.tx_app);
 }
 
 static struct fi_ops_ep srd_ep_ops = {
@@ -580,11 +445,8 @@ static struct fi_ops_ep srd_ep_ops = {
 
 /* --- open -------------------------------------------------------------------- */
 
-int (*srd_wire_open_override)(const struct srd_wire_udp_attr *attr,
-			      struct srd_wire **wire);
-
 /* (Re)opens the wire and transport on addr; only before enable. */
-int srd_ep_open_wire(struct srd_ep *ep, const union srd_wire_addr *addr)
+static int ep_open_wire(struct srd_ep *ep, const union srd_wire_addr *addr)
 {
 	struct srd_wire_udp_attr attr = {
 		.bind = *addr,
@@ -603,9 +465,7 @@ int srd_ep_open_wire(struct srd_ep *ep, const union srd_wire_addr *addr)
 	struct srd_wire *wire;
 	int ret;
 
-	if (srd_wire_open_override)
-		ret = srd_wire_open_override(&attr, &wire);
-	else if (ep->dom->iface.wire == SRD_WIRE_VERBS)
+	if (ep->dom->iface.wire == SRD_WIRE_VERBS)
 		/* the device picks the QP number: a name asking for one
 		 * cannot be given */
 		ret = addr->sa.sa_family != AF_IB || addr->ud.qpn ?
@@ -623,50 +483,18 @@ int srd_ep_open_wire(struct srd_ep *ep, const union srd_wire_addr *addr)
 	cfg.cc_target_ns = (uint64_t)srd_params.cc_target_us * SRD_NS_PER_US;
 	cfg.cwnd_init = (uint32_t)srd_params.cwnd_init;
 	cfg.path_step_ns = (uint64_t)srd_params.path_step_us * SRD_NS_PER_US;
-	cfg.peer_size = sizeof(struct srd_peer);
 	cfg.max_peers = (uint32_t)srd_params.max_peers;
 	cfg.features = SRD_FEAT_RMA;
 	if (ep->wire) {
-		srd_tp_fini(&ep->tp);
+		srd_tp_fini(&ep->msg.tp);
 		ep->wire->ops->close(ep->wire);
 	}
 	ep->wire = wire;
-	ret = srd_tp_init(&ep->tp, wire, &cfg, &srd_ep_tp_ops, ep);
+	ret = srd_msg_ep_open_tp(&ep->msg, wire, &cfg);
 	if (ret)
 		return ret;
 	ep->src_addr = wire->addr;
-	ep->pkt_payload_max = (wire->mtu - (uint32_t)srd_pke_rtm_hdr_len()) &
-			      ~7u;
 	return 0;
-}
-
-static int ep_init_pools(struct srd_ep *ep)
-{
-	uint32_t tx = round_chunk(ep->tx_size + ep->rx_size);
-	uint32_t rx = round_chunk(ep->rx_size + SRD_UNEXP_ENTRIES);
-	uint32_t pkes = round_chunk(4 * ep->tx_size + 1024);
-	int ret;
-
-	ret = srd_pool_init(&ep->txe_pool, sizeof(struct srd_txe),
-			    SRD_POOL_CHUNK, tx);
-	if (!ret)
-		ret = srd_pool_init(&ep->bounce_pool, ep->inject_size > SRD_TXE_INLINE ?
-				    ep->inject_size : SRD_TXE_INLINE,
-				    SRD_BOUNCE_CHUNK, round_chunk(ep->tx_size));
-	if (!ret)
-		ret = srd_pool_init(&ep->rxe_pool, sizeof(struct srd_rxe),
-				    SRD_POOL_CHUNK, rx);
-	if (!ret)
-		ret = srd_pool_init(&ep->pke_pool, sizeof(struct srd_pke),
-				    SRD_POOL_CHUNK, pkes);
-	if (!ret)
-		ret = srd_pool_init(&ep->tgt_pool, sizeof(struct srd_rma_tgt),
-				    SRD_POOL_CHUNK, rx);
-	if (!ret)
-		ret = srd_hmap_init(&ep->inprog, 256);
-	if (!ret)
-		ret = srd_hmap_init(&ep->rma_tgts, 64);
-	return ret;
 }
 
 /*
@@ -678,43 +506,41 @@ static int ep_init_pools(struct srd_ep *ep)
  */
 static void ep_init_directed(struct srd_ep *ep)
 {
-	uint64_t caps = ep->caps;
+	uint64_t caps = ep->msg.caps;
 
 	if (!srd_api_ge(ep->dom->api_version, 2, 0))
 		caps &= ~(SRD_TAGGED_DIRECTED_RECV | SRD_EXACT_DIRECTED_RECV);
-	ep->directed_msg = (caps & FI_DIRECTED_RECV) ||
+	ep->msg.directed_msg = (caps & FI_DIRECTED_RECV) ||
 			   ((caps & SRD_EXACT_DIRECTED_RECV) &&
 			    !(caps & SRD_TAGGED_DIRECTED_RECV));
-	ep->directed_tagged = caps & (FI_DIRECTED_RECV |
+	ep->msg.directed_tagged = caps & (FI_DIRECTED_RECV |
 				      SRD_TAGGED_DIRECTED_RECV |
 				      SRD_EXACT_DIRECTED_RECV);
-	ep->directed_exact = caps & SRD_EXACT_DIRECTED_RECV;
+	ep->msg.directed_exact = caps & SRD_EXACT_DIRECTED_RECV;
 }
 
 static void ep_init_attrs(struct srd_ep *ep, const struct fi_info *info)
 {
-	ep->caps = info->caps;
+	ep->msg.caps = info->caps;
 	ep_init_directed(ep);
-	ep->tx_size = info->tx_attr ? info->tx_attr->size : SRD_TX_SIZE_DEFAULT;
-	ep->rx_size = info->rx_attr ? info->rx_attr->size : SRD_RX_SIZE_DEFAULT;
+	ep->msg.tx_size = info->tx_attr ? info->tx_attr->size : SRD_TX_SIZE_DEFAULT;
+	ep->msg.rx_size = info->rx_attr ? info->rx_attr->size : SRD_RX_SIZE_DEFAULT;
 	ep->tx_op_flags = info->tx_attr ? info->tx_attr->op_flags : 0;
 	ep->rx_op_flags = info->rx_attr ? info->rx_attr->op_flags : 0;
-	ep->inject_size = info->tx_attr && info->tx_attr->inject_size &&
+	ep->msg.inject_size = info->tx_attr && info->tx_attr->inject_size &&
 			  info->tx_attr->inject_size < srd_params.inject_size ?
 			  info->tx_attr->inject_size : srd_params.inject_size;
-	if (!ep->tx_size || ep->tx_size > SRD_SIZE_MAX)
-		ep->tx_size = SRD_TX_SIZE_DEFAULT;
-	if (!ep->rx_size || ep->rx_size > SRD_SIZE_MAX)
-		ep->rx_size = SRD_RX_SIZE_DEFAULT;
-	ep->min_multi_recv = SRD_MIN_MULTI_RECV_DEFAULT;
-	srd_dlist_init(&ep->tx_pending);
-	srd_dlist_init(&ep->cts_pending);
-	srd_dlist_init(&ep->posted_msg);
-	srd_dlist_init(&ep->posted_tagged);
-	srd_dlist_init(&ep->unexp_msg);
-	srd_dlist_init(&ep->unexp_tagged);
+	if (!ep->msg.tx_size || ep->msg.tx_size > SRD_SIZE_MAX)
+		ep->msg.tx_size = SRD_TX_SIZE_DEFAULT;
+	if (!ep->msg.rx_size || ep->msg.rx_size > SRD_SIZE_MAX)
+		ep->msg.rx_size = SRD_RX_SIZE_DEFAULT;
+	ep->msg.min_multi_recv = SRD_MIN_MULTI_RECV_DEFAULT;
+	ep->msg.cfg.eager_max = srd_params.eager_max;
+	ep->msg.cfg.rdv_window = srd_params.rdv_window;
+	ep->msg.cfg.unexp_max_bytes = srd_params.unexp_max_bytes;
+	ep->msg.dom = ep->dom;
+	ep->msg.atomic_max_bytes = ep->dom->atomic_max_bytes;
 	srd_dlist_init(&ep->dom_entry);
-	ep->watch_next = UINT64_MAX;
 }
 
 static int ep_src_addr(struct srd_ep *ep, const struct fi_info *info,
@@ -750,11 +576,11 @@ int srd_ep_open(struct fid_domain *domain, struct fi_info *info,
 		return -FI_ENOMEM;
 	ep->dom = dom;
 	ep_init_attrs(ep, info);
-	ret = ep_init_pools(ep);
+	ret = srd_msg_ep_init(&ep->msg);
 	if (!ret)
 		ret = ep_src_addr(ep, info, &addr);
 	if (!ret)
-		ret = srd_ep_open_wire(ep, &addr);
+		ret = ep_open_wire(ep, &addr);
 	if (ret) {
 		SRD_WARN(FI_LOG_EP_CTRL, "endpoint open failed: %s\n",
 			 fi_strerror(-ret));
@@ -782,7 +608,7 @@ int srd_ep_open(struct fid_domain *domain, struct fi_info *info,
 static bool ep_has_cntr(const struct srd_ep *ep)
 {
 	for (int k = 0; k < SRD_CNTR_KINDS; k++)
-		if (ep->cntrs[k])
+		if (ep->msg.cntrs[k])
 			return true;
 	return false;
 }
@@ -816,10 +642,10 @@ static int ep_setname(fid_t fid, void *addr, size_t addrlen)
 	if (srd_wire_addr_len(&wa) != addrlen)
 		return -FI_EINVAL;
 	/* Bound CQs and counters wait on the current socket: rename first. */
-	if (ep->enabled || ep->tx_cq || ep->rx_cq || ep_has_cntr(ep))
+	if (ep->msg.enabled || ep->msg.tx_cq || ep->msg.rx_cq || ep_has_cntr(ep))
 		return -FI_EOPBADSTATE;
 	srd_domain_lock(ep->dom);
-	ret = srd_ep_open_wire(ep, &wa);
+	ret = ep_open_wire(ep, &wa);
 	srd_domain_unlock(ep->dom);
 	return ret;
 }

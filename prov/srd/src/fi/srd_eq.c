@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_eq.c: event queues.  RDM endpoints raise no connection events, so
  * an EQ carries what the application writes (fi_eq_write) and errors;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_fabric.c: the fabric object (an IP subnet): opens domains and EQs,
  * and answers trywait.  Owns its name; nothing below it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_fi_compat.h: one source tree for every libfabric from 1.17 to 2.x.
  *

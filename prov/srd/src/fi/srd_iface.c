@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_iface.c: the domains srd offers.  On the UDP wire, the network
  * interfaces that are up, with an IPv4 or IPv6 address, allowed by
@@ -10,6 +11,7 @@
  */
 #include "config.h"
 #include "srd.h"
+#include "srd_names.h"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>

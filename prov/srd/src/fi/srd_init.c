@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
- * srd_init.c: the provider's entry point (fi_prov_ini), its FI_SRD_*
- * parameters, and fi_getinfo: resolving node/service, choosing the
+ * srd_init.c: the provider's entry point (fi_prov_ini), which loads the
+ * FI_SRD_* parameters (srd_params.c), and fi_getinfo: resolving node/service, choosing the
  * interfaces that can reach the requested addresses, and building one
  * fi_info per usable interface.  Objects are opened elsewhere.
  */
@@ -10,30 +11,6 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <stdlib.h>
-
-struct srd_params srd_params = {
-	.paths = 16,
-	.inject_size = 4096,
-	.eager_max = 128 * 1024,
-	.rdv_window = 8 * 1024 * 1024,
-	.unexp_max_bytes = 256 * 1024 * 1024,
-	.tx_window = SRD_TP_WINDOW_DEFAULT,
-	.rto_min_us = SRD_TP_RTO_MIN_NS_DEFAULT / SRD_NS_PER_US,
-	.peer_timeout_ms = SRD_TP_PEER_TIMEOUT_NS_DEFAULT / SRD_NS_PER_MS,
-	.ack_delay_us = SRD_TP_ACK_DELAY_NS_DEFAULT / SRD_NS_PER_US,
-	.cc_target_us = SRD_TP_CC_TARGET_NS_DEFAULT / SRD_NS_PER_US,
-	.cwnd_init = SRD_TP_CWND_INIT_DEFAULT,
-	.path_step_us = SRD_TP_PATH_DELAY_STEP_NS / SRD_NS_PER_US,
-	.stats_interval_ms = 100,
-	.progress_thread = 1,
-	.progress_idle_us = 1000,
-	.sockbuf = 8 * 1024 * 1024,
-	.max_peers = 131072,
-	.verbs_gid_index = -1,
-	.verbs_qps = 4,
-	.verbs_rx_depth = 1024,
-	.verbs_tx_depth = 256,
-};
 
 /* libfabric calls this at exit (and fi_fini) before unloading us: no
  * thread of ours may still run then, whatever the application left open. */
@@ -50,172 +27,6 @@ struct fi_provider srd_prov = {
 	.fabric = srd_fabric_open,
 	.cleanup = srd_cleanup,
 };
-
-static void params_define(void)
-{
-	fi_param_define(&srd_prov, "iface", FI_PARAM_STRING,
-		"Comma-separated names of the network interfaces srd may use "
-		"(default: every interface that is up)");
-	fi_param_define(&srd_prov, "paths", FI_PARAM_INT,
-		"Paths (UDP source ports; on verbs, address handles with their "
-		"own flow label) each endpoint sprays packets over "
-		"(default: %d)", srd_params.paths);
-	fi_param_define(&srd_prov, "wire", FI_PARAM_STRING,
-		"The lower wire: udp (sockets), verbs (libibverbs UD queue "
-		"pairs, one domain per active RDMA port) or auto: the RDMA "
-		"ports first, then the IP interfaces (udp only when "
-		"FI_SRD_IFACE is set) (default: auto)");
-	fi_param_define(&srd_prov, "gpu_pci", FI_PARAM_STRING,
-		"PCI address of the GPU this process uses (\"0000:17:00.0\"): "
-		"domains are ordered by their distance to it, then by CPU "
-		"locality (default: none)");
-	fi_param_define(&srd_prov, "verbs_device", FI_PARAM_STRING,
-		"Comma-separated names of the RDMA devices the verbs wire may "
-		"use (default: every device with an active port)");
-	fi_param_define(&srd_prov, "verbs_gid_index", FI_PARAM_INT,
-		"GID table entry the verbs wire uses; -1 picks RoCE v2 with an "
-		"IPv4 address, then RoCE v2, InfiniBand, RoCE v1 (default: -1)");
-	fi_param_define(&srd_prov, "verbs_qps", FI_PARAM_INT,
-		"Send queue pairs per verbs endpoint: path entropy on devices "
-		"that ignore the flow label (default: %d)", srd_params.verbs_qps);
-	fi_param_define(&srd_prov, "verbs_rx_depth", FI_PARAM_INT,
-		"Receive buffers each verbs endpoint keeps posted "
-		"(default: %d)", srd_params.verbs_rx_depth);
-	fi_param_define(&srd_prov, "verbs_tx_depth", FI_PARAM_INT,
-		"Send slots per verbs queue pair (default: %d)",
-		srd_params.verbs_tx_depth);
-	fi_param_define(&srd_prov, "inject_size", FI_PARAM_SIZE_T,
-		"Largest message fi_inject accepts, in bytes (default: %zu)",
-		srd_params.inject_size);
-	fi_param_define(&srd_prov, "eager_max", FI_PARAM_SIZE_T,
-		"Largest message sent eagerly; larger ones use the "
-		"receiver-paced rendezvous (default: %zu)",
-		srd_params.eager_max);
-	fi_param_define(&srd_prov, "rdv_window", FI_PARAM_SIZE_T,
-		"Bytes a rendezvous receiver grants the sender at a time "
-		"(default: %zu)", srd_params.rdv_window);
-	fi_param_define(&srd_prov, "unexp_max_bytes", FI_PARAM_SIZE_T,
-		"Bytes of unexpected messages an endpoint buffers before it "
-		"pushes back on senders (default: %zu)",
-		srd_params.unexp_max_bytes);
-	fi_param_define(&srd_prov, "max_peers", FI_PARAM_INT,
-		"Peers an endpoint keeps transport state for (about 2.2 KiB "
-		"each, and an 8 KiB send ring while packets are in flight to "
-		"it); handshakes from further addresses are dropped "
-		"(default: %d)", srd_params.max_peers);
-	fi_param_define(&srd_prov, "tx_window", FI_PARAM_INT,
-		"Packets in flight per peer, at most %d (default: %d)",
-		SRD_TP_WINDOW_MAX, srd_params.tx_window);
-	fi_param_define(&srd_prov, "rto_min_us", FI_PARAM_INT,
-		"Floor of the retransmit timeout, microseconds (default: %d)",
-		srd_params.rto_min_us);
-	fi_param_define(&srd_prov, "peer_timeout", FI_PARAM_INT,
-		"Milliseconds without any answer after which a peer is "
-		"unreachable and its operations fail (default: %d)",
-		srd_params.peer_timeout_ms);
-	fi_param_define(&srd_prov, "ack_delay_us", FI_PARAM_INT,
-		"Longest a receiver waits to piggyback an ack before sending "
-		"one, microseconds (default: %d)", srd_params.ack_delay_us);
-	fi_param_define(&srd_prov, "cc_target_us", FI_PARAM_INT,
-		"Congestion control: queueing delay aimed at, microseconds "
-		"above the least RTT seen; windows shrink when RTT exceeds "
-		"it; 0 turns congestion control off (default: %d)",
-		srd_params.cc_target_us);
-	fi_param_define(&srd_prov, "cwnd_init", FI_PARAM_INT,
-		"Congestion window of a new send session, packets, at most "
-		"tx_window (default: %d)", srd_params.cwnd_init);
-	fi_param_define(&srd_prov, "path_step_us", FI_PARAM_INT,
-		"Path steering: a path whose RTT exceeds the best path's by "
-		"this many microseconds gets one turn in two, twice as much "
-		"one in three, and so on; about the queueing delay the "
-		"fabric's switches can hold; 0 spreads evenly (default: %d)",
-		srd_params.path_step_us);
-	fi_param_define(&srd_prov, "stats", FI_PARAM_BOOL,
-		"Print the endpoint's transport, peer and path counters to "
-		"stderr when it closes (default: %d)", srd_params.stats);
-	fi_param_define(&srd_prov, "stats_dir", FI_PARAM_STRING,
-		"Directory where each endpoint keeps a snapshot of its "
-		"counters (srd-PID-N.stats) for fabtests' srd_stat "
-		"(default: none)");
-	fi_param_define(&srd_prov, "stats_interval_ms", FI_PARAM_INT,
-		"Milliseconds between snapshots in stats_dir (default: %d)",
-		srd_params.stats_interval_ms);
-	fi_param_define(&srd_prov, "progress_thread", FI_PARAM_BOOL,
-		"Run a thread that acks and retransmits while the "
-		"application is not calling in (default: %d)",
-		srd_params.progress_thread);
-	fi_param_define(&srd_prov, "progress_idle_us", FI_PARAM_INT,
-		"Microseconds without application calls before the progress "
-		"thread takes over (default: %d)", srd_params.progress_idle_us);
-	fi_param_define(&srd_prov, "sockbuf", FI_PARAM_SIZE_T,
-		"Socket buffer bytes requested per UDP socket (default: %zu)",
-		srd_params.sockbuf);
-}
-
-static void params_read(void)
-{
-	int v;
-	size_t z;
-
-	fi_param_get_str(&srd_prov, "iface", &srd_params.iface);
-	if (!fi_param_get_int(&srd_prov, "paths", &v) && v >= 1 && v <= 256)
-		srd_params.paths = v;
-	if (!fi_param_get_size_t(&srd_prov, "inject_size", &z) && z <= 65536)
-		srd_params.inject_size = z;
-	if (!fi_param_get_size_t(&srd_prov, "eager_max", &z))
-		srd_params.eager_max = z;
-	if (!fi_param_get_size_t(&srd_prov, "rdv_window", &z) && z >= 4096)
-		srd_params.rdv_window = z;
-	if (!fi_param_get_size_t(&srd_prov, "unexp_max_bytes", &z))
-		srd_params.unexp_max_bytes = z;
-	if (!fi_param_get_int(&srd_prov, "max_peers", &v) && v >= 1)
-		srd_params.max_peers = v;
-	if (!fi_param_get_int(&srd_prov, "tx_window", &v) && v >= 1 &&
-	    v <= SRD_TP_WINDOW_MAX)
-		srd_params.tx_window = v;
-	if (!fi_param_get_int(&srd_prov, "rto_min_us", &v) && v >= 1)
-		srd_params.rto_min_us = v;
-	if (!fi_param_get_int(&srd_prov, "peer_timeout", &v) && v >= 1)
-		srd_params.peer_timeout_ms = v;
-	if (!fi_param_get_int(&srd_prov, "ack_delay_us", &v) && v >= 0)
-		srd_params.ack_delay_us = v;
-	if (!fi_param_get_int(&srd_prov, "cc_target_us", &v) && v >= 0)
-		srd_params.cc_target_us = v;
-	if (!fi_param_get_int(&srd_prov, "cwnd_init", &v) && v >= 1 &&
-	    v <= SRD_TP_WINDOW_MAX)
-		srd_params.cwnd_init = v;
-	if (!fi_param_get_int(&srd_prov, "path_step_us", &v) && v >= 0)
-		srd_params.path_step_us = v;
-	fi_param_get_bool(&srd_prov, "stats", &srd_params.stats);
-	fi_param_get_str(&srd_prov, "stats_dir", &srd_params.stats_dir);
-	if (!fi_param_get_int(&srd_prov, "stats_interval_ms", &v) && v >= 1)
-		srd_params.stats_interval_ms = v;
-	fi_param_get_bool(&srd_prov, "progress_thread",
-			  &srd_params.progress_thread);
-	if (!fi_param_get_int(&srd_prov, "progress_idle_us", &v) && v >= 1)
-		srd_params.progress_idle_us = v;
-	if (!fi_param_get_size_t(&srd_prov, "sockbuf", &z))
-		srd_params.sockbuf = z;
-	fi_param_get_str(&srd_prov, "wire", &srd_params.wire);
-	if (srd_params.wire && strcmp(srd_params.wire, "auto") &&
-	    strcmp(srd_params.wire, "udp") && strcmp(srd_params.wire, "verbs")) {
-		SRD_WARN(FI_LOG_CORE, "FI_SRD_WIRE=%s: not udp, verbs or auto; "
-			 "using auto\n", srd_params.wire);
-		srd_params.wire = NULL;
-	}
-	fi_param_get_str(&srd_prov, "verbs_device", &srd_params.verbs_device);
-	fi_param_get_str(&srd_prov, "gpu_pci", &srd_params.gpu_pci);
-	if (!fi_param_get_int(&srd_prov, "verbs_gid_index", &v) && v >= -1)
-		srd_params.verbs_gid_index = v;
-	if (!fi_param_get_int(&srd_prov, "verbs_qps", &v) && v >= 1 && v <= 64)
-		srd_params.verbs_qps = v;
-	if (!fi_param_get_int(&srd_prov, "verbs_rx_depth", &v) && v >= 64 &&
-	    v <= 65536)
-		srd_params.verbs_rx_depth = v;
-	if (!fi_param_get_int(&srd_prov, "verbs_tx_depth", &v) && v >= 32 &&
-	    v <= 65536)
-		srd_params.verbs_tx_depth = v;
-}
 
 /* Resolves node/service into a socket address; -FI_ENODATA if it is not
  * an address srd can use. */
@@ -393,7 +204,6 @@ int srd_getinfo(uint32_t version, const char *node, const char *service,
 
 FI_EXT_INI
 {
-	params_define();
-	params_read();
+	srd_params_load();
 	return &srd_prov;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_mr.c: memory registration.  Keys are provider keys drawn from the
  * kernel's entropy, so no key can be guessed from another; the domain
@@ -167,6 +168,49 @@ int srd_mr_reg(struct fid *fid, const void *buf, size_t len, uint64_t access,
 
 	return mr_regv(fid, &iov, 1, access, offset, requested_key, flags, mr,
 		       context);
+}
+
+/* --- the target side of RMA and atomics (msg/srd_pke_rma.c) -------------- */
+
+static struct srd_mr *mr_find(struct srd_domain *dom, uint64_t key)
+{
+	struct srd_hnode *node = srd_hmap_find(&dom->mr_map, key);
+
+	for (; node; node = srd_hmap_next(node))
+		if (node->key == key)
+			return srd_container_of(node, struct srd_mr, hnode);
+	return NULL;
+}
+
+int srd_mr_target(struct srd_domain *dom, uint64_t key, uint64_t addr,
+		  uint64_t len, uint64_t access, uint8_t **ptr,
+		  struct srd_mr **mr_out)
+{
+	struct srd_mr *mr = mr_find(dom, key);
+
+	if (!mr)
+		return FI_EKEYREJECTED;
+	if ((mr->access & access) != access)
+		return FI_EACCES;
+	for (size_t i = 0; i < mr->iov_count; i++) {
+		uint64_t base = (uint64_t)(uintptr_t)mr->iov[i].iov_base;
+		uint64_t end = base + mr->iov[i].iov_len;
+
+		if (addr >= base && addr <= end && len <= end - addr) {
+			*ptr = (uint8_t *)(uintptr_t)addr;
+			*mr_out = mr;
+			return 0;
+		}
+	}
+	return FI_EFAULT;
+}
+
+void srd_mr_count_remote(struct srd_mr *mr, uint64_t access)
+{
+	if ((access & FI_REMOTE_READ) && mr->cntr_read)
+		srd_cntr_inc(mr->cntr_read);
+	if ((access & FI_REMOTE_WRITE) && mr->cntr_write)
+		srd_cntr_inc(mr->cntr_write);
 }
 
 struct fi_ops_mr srd_mr_ops = {

@@ -1,23 +1,24 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_msg.c: the fi_ops_msg entry points, each a thin shim that fills a
  * message descriptor and calls the one generic send or receive post
  * under the domain lock.  No protocol logic lives here.
  */
 #include "config.h"
-#include "srd_msgl.h"
+#include "srd.h"
 
 ssize_t srd_generic_send(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 			 uint64_t flags, bool tagged)
 {
 	srd_ep_post_enter(ep);
-	return srd_ep_post_leave(ep, srd_txe_post(ep, msg, flags, tagged));
+	return srd_ep_post_leave(ep, srd_txe_post(&ep->msg, msg, flags, tagged));
 }
 
 ssize_t srd_generic_recv(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 			 uint64_t flags, bool tagged)
 {
 	srd_ep_post_enter(ep);
-	return srd_ep_post_leave(ep, srd_rxe_post(ep, msg, flags, tagged));
+	return srd_ep_post_leave(ep, srd_rxe_post(&ep->msg, msg, flags, tagged));
 }
 
 static ssize_t msg_recv(struct fid_ep *ep_fid, void *buf, size_t len,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_ops_none.c: entry points for what this build of the provider does
  * not offer (binding where nothing binds, extra ops), each answering

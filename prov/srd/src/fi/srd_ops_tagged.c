@@ -1,9 +1,10 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_tagged.c: the fi_ops_tagged entry points: thin shims onto the
  * generic send and receive posts of srd_msg.c.  No protocol logic here.
  */
 #include "config.h"
-#include "srd_msgl.h"
+#include "srd.h"
 
 static ssize_t tagged_recv(struct fid_ep *ep_fid, void *buf, size_t len,
 			   void *desc, fi_addr_t src, uint64_t tag,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_progress.c: the domain's progress thread.  It keeps every
  * endpoint's transport alive (acks, retransmits, handshakes, peer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_stats.c: what the transport is doing, for people and tools: the
  * fi_open_ops extension of fi_ext_srd.h (endpoint, peer and path
@@ -16,7 +17,7 @@
 
 static void stats_ep_fill(const struct srd_ep *ep, struct fi_srd_ep_stats *st)
 {
-	const struct srd_tp_counters *c = &ep->tp.cnt;
+	const struct srd_tp_counters *c = &ep->msg.tp.cnt;
 
 	st->tx_pkts = c->tx_pkts;
 	st->tx_bytes = c->tx_bytes;
@@ -28,12 +29,12 @@ static void stats_ep_fill(const struct srd_ep *ep, struct fi_srd_ep_stats *st)
 	st->rx_bytes = c->rx_bytes;
 	st->rx_dup = c->rx_dup;
 	st->rx_refused = c->rx_refused;
-	st->rx_drop_malformed = c->rx_drop_malformed + ep->rx_drop_malformed;
+	st->rx_drop_malformed = c->rx_drop_malformed + ep->msg.rx_drop_malformed;
 	st->rx_drop_unknown = c->rx_drop_unknown;
 	st->rx_drop_conn = c->rx_drop_conn;
 	st->rx_drop_window = c->rx_drop_window;
 	st->peers_failed = c->peers_failed;
-	st->peers = ep->tp.npeers;
+	st->peers = ep->msg.tp.npeers;
 	st->rnr_sent = c->rnr_sent;
 	st->rnr_recv = c->rnr_recv;
 	st->cc_cuts = c->cc_cuts;
@@ -42,8 +43,8 @@ static void stats_ep_fill(const struct srd_ep *ep, struct fi_srd_ep_stats *st)
 	st->path_probes = c->path_probes;
 	st->path_ups = c->path_ups;
 	st->rto_spurious = c->rto_spurious;
-	st->unexp_bytes = ep->unexp_bytes + ep->reorder_bytes;
-	st->unexp_peak_bytes = ep->unexp_peak;
+	st->unexp_bytes = ep->msg.unexp_bytes + ep->msg.reorder_bytes;
+	st->unexp_peak_bytes = ep->msg.unexp_peak;
 }
 
 static uint32_t stats_paths_down(const struct srd_tp *tp,
@@ -121,12 +122,12 @@ static int stats_find_peer(struct srd_ep *ep, fi_addr_t addr,
 {
 	const union srd_wire_addr *wa;
 
-	if (!ep->av || !ep->wire)
+	if (!ep->msg.av || !ep->wire)
 		return -FI_ENODATA;
-	wa = srd_av_addr(ep->av, addr);
+	wa = srd_av_addr(ep->msg.av, addr);
 	if (!wa)
 		return -FI_EINVAL;
-	*peer = srd_tp_peer_find(&ep->tp, wa);
+	*peer = srd_tp_peer_find(&ep->msg.tp, wa);
 	return *peer ? 0 : -FI_ENODATA;
 }
 
@@ -143,7 +144,7 @@ static int stats_peer(struct fid_ep *ep_fid, fi_addr_t addr,
 	srd_domain_lock(ep->dom);
 	ret = stats_find_peer(ep, addr, &peer);
 	if (!ret)
-		stats_peer_fill(&ep->tp, peer, &st);
+		stats_peer_fill(&ep->msg.tp, peer, &st);
 	srd_domain_unlock(ep->dom);
 	if (!ret)
 		memcpy(stats, &st, size < sizeof(st) ? size : sizeof(st));
@@ -162,7 +163,7 @@ static int stats_path(struct fid_ep *ep_fid, fi_addr_t addr, uint32_t path,
 		return -FI_EINVAL;
 	srd_domain_lock(ep->dom);
 	ret = stats_find_peer(ep, addr, &peer);
-	if (!ret && path >= ep->tp.wire->npaths)
+	if (!ret && path >= ep->msg.tp.wire->npaths)
 		ret = -FI_EINVAL;
 	if (!ret)
 		stats_path_fill(&peer->paths[path], &st);
@@ -208,6 +209,8 @@ static void stats_print(struct srd_ep *ep, FILE *f)
 {
 	struct fi_srd_ep_stats e;
 	char buf[64];
+	struct srd_peer *mp;
+	uint32_t i;
 
 	stats_ep_fill(ep, &e);
 	fprintf(f, "srd ep %s pid %d paths %u\n",
@@ -230,13 +233,11 @@ static void stats_print(struct srd_ep *ep, FILE *f)
 	 * whether its messages are posted, unexpected or held for order) */
 	fprintf(f, "msg posted_msg %zu posted_tagged %zu unexp_msg %zu "
 		"unexp_tagged %zu reorder_bytes %zu\n",
-		stats_dlist_len(&ep->posted_msg),
-		stats_dlist_len(&ep->posted_tagged),
-		stats_dlist_len(&ep->unexp_msg),
-		stats_dlist_len(&ep->unexp_tagged), (size_t)ep->reorder_bytes);
-	for (uint32_t i = 0; i < ep->tp.npeers; i++) {
-		struct srd_peer *mp = srd_peer_of(ep->tp.peer_table[i]);
-
+		stats_dlist_len(&ep->msg.posted_msg),
+		stats_dlist_len(&ep->msg.posted_tagged),
+		stats_dlist_len(&ep->msg.unexp_msg),
+		stats_dlist_len(&ep->msg.unexp_tagged), (size_t)ep->msg.reorder_bytes);
+	srd_msg_for_each_peer(&ep->msg, i, mp) {
 		if (!mp->tp.rx_active && !mp->tx_msg_id)
 			continue;
 		fprintf(f, "msgpeer %s tx_msg_id %u rx_msg_id %u held %zu\n",
@@ -244,15 +245,15 @@ static void stats_print(struct srd_ep *ep, FILE *f)
 			mp->tx_msg_id, mp->rx_msg_id,
 			stats_dlist_len(&mp->reorder));
 	}
-	for (uint32_t i = 0; i < ep->tp.npeers; i++) {
-		struct srd_tp_peer *peer = ep->tp.peer_table[i];
+	srd_msg_for_each_peer(&ep->msg, i, mp) {
+		struct srd_tp_peer *peer = &mp->tp;
 		struct fi_srd_peer_stats p;
 
 		/* peers we sent to, and those a send waits on (handshake) */
 		if (!peer->tx_pkts && peer->tx_state == SRD_TP_TX_IDLE &&
 		    srd_dlist_empty(&peer->tx_queue))
 			continue;
-		stats_peer_fill(&ep->tp, peer, &p);
+		stats_peer_fill(&ep->msg.tp, peer, &p);
 		fprintf(f, "peer %s state %s cwnd %.1f inflight %u "
 			"srtt_us %.1f base_rtt_us %.1f net_rtt_us %.1f "
 			"rto_us %.1f tx_pkts %lu tx_bytes %lu retx_timeout "
@@ -270,7 +271,7 @@ static void stats_print(struct srd_ep *ep, FILE *f)
 				"hs_age_us %.1f\n",
 				stats_dlist_len(&peer->tx_queue),
 				peer->hs_rto / 1e3,
-				(srd_tp_now(&ep->tp) - peer->hs_first_ns) / 1e3);
+				(srd_tp_now(&ep->msg.tp) - peer->hs_first_ns) / 1e3);
 		for (uint32_t j = 0; j < p.npaths; j++) {
 			struct fi_srd_path_stats s;
 
@@ -322,7 +323,7 @@ void srd_stats_ep_open(struct srd_ep *ep)
 
 void srd_stats_tick(struct srd_ep *ep)
 {
-	uint64_t now = srd_tp_now(&ep->tp);
+	uint64_t now = srd_tp_now(&ep->msg.tp);
 
 	if (now < ep->stats_next_ns)
 		return;
@@ -347,7 +348,7 @@ void srd_stats_ep_close(struct srd_ep *ep)
 		 st.retx_probe, st.tx_acks, st.rx_acks, st.rx_pkts, st.rx_dup, st.rx_refused,
 		 st.rx_drop_malformed, st.rx_drop_unknown, st.rx_drop_conn,
 		 st.rx_drop_window, st.peers, st.peers_failed,
-		 (unsigned long)ep->pings_sent, st.rnr_sent, st.rnr_recv,
+		 (unsigned long)ep->msg.pings_sent, st.rnr_sent, st.rnr_recv,
 		 st.cc_cuts, st.path_downs);
 	if (srd_params.stats)
 		stats_print(ep, stderr);

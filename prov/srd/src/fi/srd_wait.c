@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_wait.c: sleeping without spinning: an epoll set (wire sockets plus
  * an eventfd for signals) and a wait with a nanosecond deadline, so that a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_atomic_apply.c: which (op, datatype) pairs srd executes, and
  * executing them on target memory.  One function per datatype, generated
@@ -9,7 +10,7 @@
  * The caller holds the domain lock; this file knows nothing of packets.
  */
 #include "config.h"
-#include "srd_msgl.h"
+#include "srd_msg.h"
 
 #include <complex.h>
 

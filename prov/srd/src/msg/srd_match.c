@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_match.c: matching messages to receives: a new message against the
  * posted receives, a new receive against the unexpected store, and the
@@ -6,7 +7,7 @@
  * order gives FI_ORDER_SAS.  It must not complete or free anything.
  */
 #include "config.h"
-#include "srd_msgl.h"
+#include "srd_msg.h"
 
 bool srd_match_tag(uint64_t want, uint64_t ignore, uint64_t tag)
 {
@@ -21,7 +22,7 @@ static bool match_peer(const struct srd_peer *want, const struct srd_peer *src)
 	return !want || want == src;
 }
 
-struct srd_rxe *srd_match_posted(struct srd_ep *ep,
+struct srd_rxe *srd_match_posted(struct srd_msg_ep *ep,
 				 const struct srd_rtm_hdr *rtm,
 				 struct srd_peer *src)
 {
@@ -48,7 +49,7 @@ struct srd_rxe *srd_match_posted(struct srd_ep *ep,
 	return NULL;
 }
 
-struct srd_rxe *srd_match_unexp(struct srd_ep *ep, bool tagged,
+struct srd_rxe *srd_match_unexp(struct srd_msg_ep *ep, bool tagged,
 				struct srd_peer *src, uint64_t tag,
 				uint64_t ignore)
 {
@@ -74,14 +75,14 @@ static inline uint64_t inprog_key(const struct srd_peer *peer, uint32_t id)
 	return ((uint64_t)peer->tp.index << 32) | id;
 }
 
-void srd_inprog_add(struct srd_ep *ep, struct srd_rxe *rxe)
+void srd_inprog_add(struct srd_msg_ep *ep, struct srd_rxe *rxe)
 {
 	srd_hmap_insert(&ep->inprog, &rxe->hnode,
 			inprog_key(rxe->peer, rxe->msg_id));
 	rxe->in_inprog = true;
 }
 
-void srd_inprog_del(struct srd_ep *ep, struct srd_rxe *rxe)
+void srd_inprog_del(struct srd_msg_ep *ep, struct srd_rxe *rxe)
 {
 	srd_hmap_remove(&ep->inprog, &rxe->hnode);
 	rxe->in_inprog = false;
@@ -89,7 +90,7 @@ void srd_inprog_del(struct srd_ep *ep, struct srd_rxe *rxe)
 
 /* Fails every message of the peer still arriving, or with rdv_only the
  * matched rendezvous receives only (a rare path: it walks the index). */
-void srd_inprog_fail_peer(struct srd_ep *ep, struct srd_peer *peer, int err,
+void srd_inprog_fail_peer(struct srd_msg_ep *ep, struct srd_peer *peer, int err,
 			  bool rdv_only)
 {
 	for (size_t b = 0; b < ep->inprog.nbuckets; b++) {
@@ -108,7 +109,7 @@ void srd_inprog_fail_peer(struct srd_ep *ep, struct srd_peer *peer, int err,
 	}
 }
 
-struct srd_rxe *srd_inprog_find(struct srd_ep *ep, struct srd_peer *peer,
+struct srd_rxe *srd_inprog_find(struct srd_msg_ep *ep, struct srd_peer *peer,
 				uint32_t msg_id)
 {
 	struct srd_hnode *node = srd_hmap_find(&ep->inprog,

@@ -1,20 +1,187 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
- * srd_msgl.h: the message layer: operation entries (txe: one per send,
+ * srd_msg.h: the message layer: operation entries (txe: one per send,
  * rxe: one per receive or unexpected message), packet entries (pke: one
- * per wire packet, embedding the transport's packet) and the functions
- * of each packet type.  libfabric semantics (matching, SAS order,
- * completions) live here, over the transport's unordered reliable packets.
+ * per wire packet, embedding the transport's packet), the per-peer
+ * message state (struct srd_peer), the message part of an endpoint
+ * (struct srd_msg_ep) and the functions of each packet type.  libfabric
+ * semantics (matching, SAS order, completions) live here, over the
+ * transport's unordered reliable packets.
  *
  * Protocols (spec section 6): a message of at most eager_max bytes goes
  * at once as EAGER (one packet) or MEDIUM packets (each carrying the
  * whole match header, so any can start the message); a larger one sends
  * RTS and waits for CTS credit from the receiver, which grants rdv_window
  * bytes at a time, so an unprepared receiver is never flooded.
+ *
+ * This layer sees the transport (srd_tp.h), the wire format and util/;
+ * of the libfabric objects above it only the calls in srd_msg_up.h.
  */
-#ifndef SRD_MSGL_H
-#define SRD_MSGL_H
+#ifndef SRD_MSG_H
+#define SRD_MSG_H
 
-#include "srd.h"
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include <rdma/fi_tagged.h>
+
+#include "srd_log.h"
+#include "srd_minmax.h"
+#include "srd_list.h"
+#include "srd_hmap.h"
+#include "srd_pool.h"
+#include "srd_tp.h"
+#include "srd_msg_up.h"
+
+#define SRD_IOV_LIMIT		4
+#define SRD_MAX_MSG_SIZE	(1ULL << 40)
+#define SRD_RMA_IOV_LIMIT	1	/* remote segments per RMA/atomic */
+/* What an unexpected message costs the store besides its data (the
+ * entry, the bookkeeping): a flood of rendezvous requests, which carry
+ * no data, is bounded too. */
+#define SRD_UNEXP_ENTRY_COST	256
+/* Operand bytes per atomic: twice that (compare) plus headers fits in
+ * any IPv6 path (1280 bytes), so an atomic is always one packet. */
+#define SRD_ATOMIC_MAX_BYTES	512
+
+/* The message layer's tunables (FI_SRD_EAGER_MAX, FI_SRD_RDV_WINDOW,
+ * FI_SRD_UNEXP_MAX_BYTES): the endpoint object fills them at open. */
+struct srd_msg_cfg {
+	size_t eager_max;		/* largest message sent without rendezvous */
+	size_t rdv_window;		/* bytes one CTS grants */
+	size_t unexp_max_bytes;		/* unexpected store per endpoint */
+};
+
+enum srd_cntr_kind {
+	SRD_CNTR_SEND,
+	SRD_CNTR_RECV,
+	SRD_CNTR_READ,
+	SRD_CNTR_WRITE,
+	SRD_CNTR_REMOTE_READ,
+	SRD_CNTR_REMOTE_WRITE,
+	SRD_CNTR_KINDS,
+};
+
+/* Per-peer message state; the transport's part comes first. */
+struct srd_peer {
+	struct srd_tp_peer tp;
+	uint32_t tx_msg_id;		/* next message number to send */
+	uint32_t rx_msg_id;		/* next message number to start */
+	struct srd_dlist reorder;	/* held packets of later messages */
+	struct srd_dlist txes;		/* live sends to this peer */
+	size_t reorder_bytes;
+	bool reorder_stalled;		/* a held packet waits for resources */
+	bool watch_mark;		/* srd_peer_watch.c: a receive waits on it */
+	fi_addr_t fi_addr;		/* cached AV index, see av_gen */
+	uint64_t av_gen;
+};
+
+static inline struct srd_peer *srd_peer_of(struct srd_tp_peer *tp_peer)
+{
+	return srd_container_of(tp_peer, struct srd_peer, tp);
+}
+
+/*
+ * The message part of an endpoint: its transport, entry pools, posted
+ * and unexpected lists, messages in progress, RMA targets and reorder
+ * state.  The endpoint object (fi/srd_ep.c) embeds it and sets the
+ * fields under "from the endpoint" at open, bind and enable; every other
+ * field is this layer's own.
+ */
+struct srd_msg_ep {
+	struct srd_tp tp;
+	struct srd_msg_cfg cfg;
+
+	/* from the endpoint */
+	uint64_t caps;
+	bool enabled;
+	bool directed_msg;		/* receives matched by source: */
+	bool directed_tagged;		/*   see ep_init_directed */
+	bool directed_exact;		/* FI_ADDR_UNSPEC refused there */
+	bool tx_selective;
+	bool rx_selective;
+	size_t tx_size;
+	size_t rx_size;
+	size_t inject_size;
+	size_t min_multi_recv;
+	uint32_t atomic_max_bytes;	/* operand bytes one atomic carries */
+	struct srd_av *av;
+	struct srd_domain *dom;		/* its registered regions */
+	struct srd_cq *tx_cq;
+	struct srd_cq *rx_cq;
+	struct srd_cntr *cntrs[SRD_CNTR_KINDS];
+
+	uint32_t pkt_payload_max;	/* message bytes per MEDIUM/DATA packet */
+	struct srd_pool txe_pool;	/* operations, and answers to peers */
+	struct srd_pool bounce_pool;	/* inject_size copies (srd_txe_bounce) */
+	size_t tx_app;			/* txes the application's posts hold */
+	struct srd_pool rxe_pool;
+	struct srd_pool pke_pool;
+	struct srd_dlist tx_pending;	/* txes waiting for packet entries */
+	struct srd_dlist cts_pending;	/* rxes waiting to send a CTS */
+	struct srd_dlist posted_msg;
+	struct srd_dlist posted_tagged;
+	struct srd_dlist unexp_msg;
+	struct srd_dlist unexp_tagged;
+	struct srd_hmap inprog;		/* (peer, msg_id) -> rxe */
+	struct srd_pool tgt_pool;	/* RMA writes arriving (srd_rma_tgt) */
+	struct srd_hmap rma_tgts;	/* (peer, tx_id) -> srd_rma_tgt */
+	size_t unexp_bytes;		/* unexpected store, entries charged */
+	size_t reorder_bytes;		/* packets held for order, all peers */
+	size_t unexp_peak;		/* most unexp + reorder bytes seen */
+	uint32_t reorder_stalled;	/* peers with reorder_stalled set */
+	uint64_t rx_drop_malformed;
+	uint64_t watch_next;		/* next look at waiting peers, or MAX */
+	uint64_t pings_sent;
+};
+
+static inline void srd_unexp_note_peak(struct srd_msg_ep *ep)
+{
+	ep->unexp_peak = SRD_MAX(ep->unexp_peak,
+				 ep->unexp_bytes + ep->reorder_bytes);
+}
+
+/* The peer at index i of the transport's table, or NULL past the end:
+ * every walk over an endpoint's peers goes through it. */
+static inline struct srd_peer *srd_msg_peer_at(struct srd_msg_ep *ep,
+					       uint32_t i)
+{
+	struct srd_tp_peer *tp_peer = srd_tp_peer_at(&ep->tp, i);
+
+	return tp_peer ? srd_peer_of(tp_peer) : NULL;
+}
+#define srd_msg_for_each_peer(ep, i, peer)				\
+	for ((i) = 0; ((peer) = srd_msg_peer_at((ep), (i))) != NULL; (i)++)
+
+/* srd_msg_ep.c: the message part's life and its progress step */
+int srd_msg_ep_init(struct srd_msg_ep *ep);
+/* Opens the transport over wire (the endpoint owns the wire); tp_cfg's
+ * peer_size is filled here. */
+int srd_msg_ep_open_tp(struct srd_msg_ep *ep, struct srd_wire *wire,
+		       struct srd_tp_cfg *tp_cfg);
+void srd_msg_ep_fini(struct srd_msg_ep *ep);
+/* One progress step; caller holds the domain lock. */
+int srd_msg_ep_progress(struct srd_msg_ep *ep);
+uint64_t srd_msg_ep_next_deadline(struct srd_msg_ep *ep);
+/* srd_peer.c: peers, their AV addresses and their receive state */
+fi_addr_t srd_peer_fi_addr(struct srd_msg_ep *ep, struct srd_peer *peer);
+struct srd_peer *srd_msg_peer(struct srd_msg_ep *ep, fi_addr_t addr);
+void srd_msg_cntr_inc(struct srd_msg_ep *ep, enum srd_cntr_kind kind,
+		      int err);
+void srd_peer_init(void *ctx, struct srd_tp_peer *tp_peer);
+void srd_peer_rx_reset(struct srd_msg_ep *ep, struct srd_peer *peer);
+void srd_peer_drain_reorder(struct srd_msg_ep *ep, struct srd_peer *peer);
+void srd_peer_free_held(struct srd_msg_ep *ep);
+void srd_peer_retry_reorder(struct srd_msg_ep *ep);
+void srd_peer_event(void *ctx, struct srd_tp_peer *tp_peer,
+		    enum srd_tp_peer_event event, int err);
 
 /* Copies up to this size live in the entry itself (an 8-byte inject, an
  * atomic's operands): no buffer to find on the fast path. */
@@ -29,7 +196,7 @@ enum srd_txe_state {
 struct srd_txe {
 	struct srd_dlist entry;		/* ep->tx_pending while stalled */
 	struct srd_dlist peer_entry;	/* the peer's live sends */
-	struct srd_ep *ep;
+	struct srd_msg_ep *ep;
 	struct srd_peer *peer;
 	fi_addr_t addr;
 	enum srd_txe_state state;
@@ -99,7 +266,7 @@ enum srd_rxe_state {
 struct srd_rxe {
 	struct srd_dlist entry;		/* posted_* or unexp_* list */
 	struct srd_hnode hnode;		/* ep->inprog while arriving */
-	struct srd_ep *ep;
+	struct srd_msg_ep *ep;
 	struct srd_peer *peer;
 	enum srd_rxe_state state;
 	struct srd_peer *want_peer;	/* posted: the only source it takes,
@@ -161,69 +328,82 @@ static inline struct srd_pke *srd_pke_of(struct srd_tp_pkt *pkt)
  * the sendmsg shims clear it from what the caller passes. */
 #define SRD_OP_NO_COMP		(1ULL << 7)
 
-/* srd_msg.c: the generic posts every API shim calls */
-ssize_t srd_generic_send(struct srd_ep *ep, const struct fi_msg_tagged *msg,
-			 uint64_t flags, bool tagged);
-ssize_t srd_generic_recv(struct srd_ep *ep, const struct fi_msg_tagged *msg,
-			 uint64_t flags, bool tagged);
-
 /* srd_txe.c */
-ssize_t srd_txe_post(struct srd_ep *ep, const struct fi_msg_tagged *msg,
+ssize_t srd_txe_post(struct srd_msg_ep *ep, const struct fi_msg_tagged *msg,
 		     uint64_t flags, bool tagged);
-void srd_txe_push(struct srd_ep *ep, struct srd_txe *txe);
-void srd_txe_push_pending(struct srd_ep *ep);
-void srd_txe_queue(struct srd_ep *ep, struct srd_txe *txe);
-void srd_txe_pkt_done(struct srd_ep *ep, struct srd_pke *pke, int err);
-void srd_txe_handle_cts(struct srd_ep *ep, struct srd_peer *peer,
+void srd_txe_push(struct srd_msg_ep *ep, struct srd_txe *txe);
+void srd_txe_push_pending(struct srd_msg_ep *ep);
+void srd_txe_queue(struct srd_msg_ep *ep, struct srd_txe *txe);
+void srd_txe_pkt_done(struct srd_msg_ep *ep, struct srd_pke *pke, int err);
+void srd_txe_handle_cts(struct srd_msg_ep *ep, struct srd_peer *peer,
 			const struct srd_cts_hdr *cts);
-void srd_txe_release(struct srd_ep *ep, struct srd_txe *txe);
-uint8_t *srd_txe_bounce(struct srd_ep *ep, struct srd_txe *txe, size_t len);
-void srd_txe_bounce_free(struct srd_ep *ep, struct srd_txe *txe);
-void srd_txe_peer_failed(struct srd_ep *ep, struct srd_peer *peer, int err);
+void srd_txe_release(struct srd_msg_ep *ep, struct srd_txe *txe);
+uint8_t *srd_txe_bounce(struct srd_msg_ep *ep, struct srd_txe *txe, size_t len);
+void srd_txe_bounce_free(struct srd_msg_ep *ep, struct srd_txe *txe);
+void srd_txe_peer_failed(struct srd_msg_ep *ep, struct srd_peer *peer, int err);
 
 /* srd_rxe.c */
-struct srd_rxe *srd_rxe_alloc(struct srd_ep *ep);
-ssize_t srd_rxe_post(struct srd_ep *ep, const struct fi_msg_tagged *msg,
+struct srd_rxe *srd_rxe_alloc(struct srd_msg_ep *ep);
+ssize_t srd_rxe_post(struct srd_msg_ep *ep, const struct fi_msg_tagged *msg,
 		     uint64_t flags, bool tagged);
-void srd_rxe_place(struct srd_ep *ep, struct srd_rxe *rxe, uint64_t offset,
+void srd_rxe_place(struct srd_msg_ep *ep, struct srd_rxe *rxe, uint64_t offset,
 		   const uint8_t *data, size_t len);
-void srd_rxe_release(struct srd_ep *ep, struct srd_rxe *rxe);
-void srd_rxe_complete(struct srd_ep *ep, struct srd_rxe *rxe);
-void srd_rxe_fail(struct srd_ep *ep, struct srd_rxe *rxe, int err);
-int srd_rxe_cancel(struct srd_ep *ep, void *context);
-void srd_rxe_retire(struct srd_ep *ep, struct srd_rxe *parent);
-struct srd_rxe *srd_rxe_multi_take(struct srd_ep *ep, struct srd_rxe *parent,
+void srd_rxe_release(struct srd_msg_ep *ep, struct srd_rxe *rxe);
+void srd_rxe_complete(struct srd_msg_ep *ep, struct srd_rxe *rxe);
+void srd_rxe_fail(struct srd_msg_ep *ep, struct srd_rxe *rxe, int err);
+int srd_rxe_cancel(struct srd_msg_ep *ep, void *context);
+void srd_rxe_retire(struct srd_msg_ep *ep, struct srd_rxe *parent);
+struct srd_rxe *srd_rxe_multi_take(struct srd_msg_ep *ep, struct srd_rxe *parent,
 				   uint64_t len);
+
+/* srd_iov.c */
 size_t srd_iov_copy_to(const struct iovec *iov, size_t count,
 		       uint64_t offset, const void *src, size_t len);
 size_t srd_iov_copy_from(void *dst, const struct iovec *iov, size_t count,
 			 uint64_t offset, size_t len);
 uint64_t srd_iov_len(const struct iovec *iov, size_t count);
+/* Elements in n fi_ioc segments; 0 for a NULL or too long list. */
+size_t srd_ioc_count(const struct fi_ioc *ioc, size_t n);
 
 /* srd_match.c */
-struct srd_rxe *srd_match_posted(struct srd_ep *ep,
+struct srd_rxe *srd_match_posted(struct srd_msg_ep *ep,
 				 const struct srd_rtm_hdr *rtm,
 				 struct srd_peer *src);
-struct srd_rxe *srd_match_unexp(struct srd_ep *ep, bool tagged,
+struct srd_rxe *srd_match_unexp(struct srd_msg_ep *ep, bool tagged,
 				struct srd_peer *src, uint64_t tag,
 				uint64_t ignore);
 bool srd_match_tag(uint64_t want, uint64_t ignore, uint64_t tag);
-void srd_inprog_add(struct srd_ep *ep, struct srd_rxe *rxe);
-void srd_inprog_del(struct srd_ep *ep, struct srd_rxe *rxe);
-void srd_inprog_fail_peer(struct srd_ep *ep, struct srd_peer *peer, int err,
+void srd_inprog_add(struct srd_msg_ep *ep, struct srd_rxe *rxe);
+void srd_inprog_del(struct srd_msg_ep *ep, struct srd_rxe *rxe);
+void srd_inprog_fail_peer(struct srd_msg_ep *ep, struct srd_peer *peer, int err,
 			  bool rdv_only);
-struct srd_rxe *srd_inprog_find(struct srd_ep *ep, struct srd_peer *peer,
+struct srd_rxe *srd_inprog_find(struct srd_msg_ep *ep, struct srd_peer *peer,
 				uint32_t msg_id);
 
 /* srd_rma.c / srd_atomic.c: posts (the fi_ops_rma / fi_ops_atomic
  * shims call these under the domain lock) */
-ssize_t srd_rma_post(struct srd_ep *ep, const struct fi_msg_rma *msg,
+struct srd_atomic_args {
+	const struct fi_msg_atomic *msg;
+	const struct fi_ioc *compare;
+	size_t compare_count;
+	const struct fi_ioc *result;
+	size_t result_count;
+	enum srd_atomic_kind kind;
+};
+ssize_t srd_atomic_post(struct srd_msg_ep *ep, const struct srd_atomic_args *a,
+			uint64_t flags);
+/* Operand bytes one atomic packet carries on a path of this MTU (0: UDP) */
+uint32_t srd_atomic_max_bytes(uint32_t mtu);
+/* Elements of dt one atomic carries; 0 when (op, dt) is not offered. */
+size_t srd_atomic_max_count(uint32_t max_bytes, enum fi_op op,
+			    enum fi_datatype dt, enum srd_atomic_kind kind);
+ssize_t srd_rma_post(struct srd_msg_ep *ep, const struct fi_msg_rma *msg,
 		     uint64_t flags, uint8_t proto);
-int srd_rma_check_post(struct srd_ep *ep, uint64_t need_cap,
+int srd_rma_check_post(struct srd_msg_ep *ep, uint64_t need_cap,
 		       size_t iov_count, const void *iov,
 		       size_t rma_count, const void *rma_iov);
 /* The peer of addr, if it may be sent RMA packets (spec 5.2). */
-int srd_rma_peer(struct srd_ep *ep, fi_addr_t addr, struct srd_peer **peer);
+int srd_rma_peer(struct srd_msg_ep *ep, fi_addr_t addr, struct srd_peer **peer);
 bool srd_atomic_valid(enum fi_op op, enum fi_datatype dt,
 		      enum srd_atomic_kind kind);
 size_t srd_atomic_dt_size(enum fi_datatype dt);
@@ -234,70 +414,73 @@ void srd_atomic_apply(enum fi_op op, enum fi_datatype dt, void *dst,
 		      size_t count);
 
 /* srd_txe.c, shared with the RMA posts */
-struct srd_txe *srd_txe_new(struct srd_ep *ep, struct srd_peer *peer,
+struct srd_txe *srd_txe_new(struct srd_msg_ep *ep, struct srd_peer *peer,
 			    uint8_t proto);
-void srd_txe_resp_arrived(struct srd_ep *ep, struct srd_txe *txe);
-void srd_txe_start(struct srd_ep *ep, struct srd_txe *txe);
+void srd_txe_resp_arrived(struct srd_msg_ep *ep, struct srd_txe *txe);
+void srd_txe_start(struct srd_msg_ep *ep, struct srd_txe *txe);
 
 /* srd_pke_rma.c: WRITE / READ_REQ / ATOMIC / RMA_RESP */
-void srd_pke_write_init(struct srd_ep *ep, struct srd_txe *txe,
+void srd_pke_write_init(struct srd_msg_ep *ep, struct srd_txe *txe,
 			struct srd_pke *pke);
-void srd_pke_read_req_init(struct srd_ep *ep, struct srd_txe *txe,
+void srd_pke_read_req_init(struct srd_msg_ep *ep, struct srd_txe *txe,
 			   struct srd_pke *pke);
-void srd_pke_atomic_init(struct srd_ep *ep, struct srd_txe *txe,
+void srd_pke_atomic_init(struct srd_msg_ep *ep, struct srd_txe *txe,
 			 struct srd_pke *pke);
-void srd_pke_resp_init(struct srd_ep *ep, struct srd_txe *txe,
+void srd_pke_resp_init(struct srd_msg_ep *ep, struct srd_txe *txe,
 		       struct srd_pke *pke);
-int srd_pke_write_recv(struct srd_ep *ep, struct srd_peer *peer,
+int srd_pke_write_recv(struct srd_msg_ep *ep, struct srd_peer *peer,
 		       const uint8_t *pkt, size_t len);
-int srd_pke_read_req_recv(struct srd_ep *ep, struct srd_peer *peer,
+int srd_pke_read_req_recv(struct srd_msg_ep *ep, struct srd_peer *peer,
 			  const uint8_t *pkt, size_t len);
-int srd_pke_atomic_recv(struct srd_ep *ep, struct srd_peer *peer,
+int srd_pke_atomic_recv(struct srd_msg_ep *ep, struct srd_peer *peer,
 			const uint8_t *pkt, size_t len);
-int srd_pke_resp_recv(struct srd_ep *ep, struct srd_peer *peer,
+int srd_pke_resp_recv(struct srd_msg_ep *ep, struct srd_peer *peer,
 		      const uint8_t *pkt, size_t len);
-void srd_rma_tgt_fail_peer(struct srd_ep *ep, struct srd_peer *peer);
+void srd_rma_tgt_fail_peer(struct srd_msg_ep *ep, struct srd_peer *peer);
 
 /* srd_peer_watch.c: pinging silent peers that operations wait on */
-void srd_peer_watch_arm(struct srd_ep *ep);
-void srd_peer_watch_progress(struct srd_ep *ep);
-int srd_pke_ping_recv(struct srd_ep *ep, struct srd_peer *peer,
+void srd_peer_watch_arm(struct srd_msg_ep *ep);
+void srd_pke_ping_done(struct srd_msg_ep *ep, struct srd_pke *pke, int err);
+void srd_peer_watch_progress(struct srd_msg_ep *ep);
+int srd_pke_ping_recv(struct srd_msg_ep *ep, struct srd_peer *peer,
 		      const uint8_t *pkt, size_t len);
 
 /* srd_pke_type.c: the packet type table */
 struct srd_pke_type {
 	const char *name;
-	int (*handle_recv)(struct srd_ep *ep, struct srd_peer *peer,
+	int (*handle_recv)(struct srd_msg_ep *ep, struct srd_peer *peer,
 			   const uint8_t *pkt, size_t len);
+	/* the transport is done with a packet of this type we sent: acked
+	 * (err 0) or failed */
+	void (*handle_done)(struct srd_msg_ep *ep, struct srd_pke *pke,
+			    int err);
 };
 extern const struct srd_pke_type srd_pke_types[SRD_PKT_TYPE_MAX];
 int srd_pke_recv(void *ctx, struct srd_tp_peer *peer, const uint8_t *pkt,
 		 size_t len);
 void srd_pke_done(void *ctx, struct srd_tp_pkt *pkt, int err);
-void srd_pke_peer_event(void *ctx, struct srd_tp_peer *peer,
-			enum srd_tp_peer_event event, int err);
 
 /* srd_pke_rtm.c: EAGER / MEDIUM / RTS */
-int srd_pke_rtm_recv(struct srd_ep *ep, struct srd_peer *peer,
+int srd_pke_rtm_recv(struct srd_msg_ep *ep, struct srd_peer *peer,
 		     const uint8_t *pkt, size_t len);
 size_t srd_pke_rtm_hdr_len(void);
-void srd_pke_rtm_init(struct srd_ep *ep, struct srd_txe *txe,
+void srd_pke_rtm_init(struct srd_msg_ep *ep, struct srd_txe *txe,
 		      struct srd_pke *pke, uint8_t type);
-void srd_peer_rx_reset(struct srd_ep *ep, struct srd_peer *peer);
-void srd_peer_drain_reorder(struct srd_ep *ep, struct srd_peer *peer);
+int srd_pke_rtm_start_held(struct srd_msg_ep *ep, struct srd_peer *peer,
+			   const uint8_t *pkt, size_t len);
 
 /* srd_pke_ctrl.c: CTS / DATA */
-void srd_pke_cts_send(struct srd_ep *ep, struct srd_rxe *rxe);
-void srd_pke_cts_done(struct srd_ep *ep, struct srd_pke *pke, int err);
-void srd_pke_cts_push_pending(struct srd_ep *ep);
-int srd_pke_cts_recv(struct srd_ep *ep, struct srd_peer *peer,
+void srd_pke_cts_send(struct srd_msg_ep *ep, struct srd_rxe *rxe);
+void srd_pke_cts_done(struct srd_msg_ep *ep, struct srd_pke *pke, int err);
+void srd_pke_cts_push_pending(struct srd_msg_ep *ep);
+int srd_pke_cts_recv(struct srd_msg_ep *ep, struct srd_peer *peer,
 		     const uint8_t *pkt, size_t len);
-void srd_pke_data_init(struct srd_ep *ep, struct srd_txe *txe,
+void srd_pke_data_init(struct srd_msg_ep *ep, struct srd_txe *txe,
 		       struct srd_pke *pke);
-int srd_pke_data_recv(struct srd_ep *ep, struct srd_peer *peer,
+int srd_pke_data_recv(struct srd_msg_ep *ep, struct srd_peer *peer,
 		      const uint8_t *pkt, size_t len);
 /* Fills pke's payload iovs from txe's buffer at [off, off + len). */
 void srd_pke_set_payload(struct srd_txe *txe, struct srd_pke *pke,
 			 uint64_t off, uint32_t len);
 
-#endif /* SRD_MSGL_H */
+#endif /* SRD_MSG_H */

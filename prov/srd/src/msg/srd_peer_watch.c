@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_peer_watch.c: noticing that a peer died while we only wait for it.
  *
@@ -14,14 +15,14 @@
  * operations itself (the peer-failure path does).
  */
 #include "config.h"
-#include "srd_msgl.h"
+#include "srd_msg.h"
 
 #include <errno.h>
 
 /* How often waiting peers are looked at: an eighth of the peer timeout,
  * between 1 ms and 1 s, so a dead peer fails within the timeout plus
  * one interval. */
-static uint64_t watch_interval(const struct srd_ep *ep)
+static uint64_t watch_interval(const struct srd_msg_ep *ep)
 {
 	uint64_t t = ep->tp.cfg.peer_timeout_ns / 8;
 
@@ -31,13 +32,13 @@ static uint64_t watch_interval(const struct srd_ep *ep)
 }
 
 /* Something now waits on a peer: make sure the watch runs. */
-void srd_peer_watch_arm(struct srd_ep *ep)
+void srd_peer_watch_arm(struct srd_msg_ep *ep)
 {
 	if (ep->watch_next == UINT64_MAX)
 		ep->watch_next = srd_tp_now(&ep->tp) + watch_interval(ep);
 }
 
-int srd_pke_ping_recv(struct srd_ep *ep, struct srd_peer *peer,
+int srd_pke_ping_recv(struct srd_msg_ep *ep, struct srd_peer *peer,
 		      const uint8_t *pkt, size_t len)
 {
 	(void)ep;
@@ -64,7 +65,7 @@ static bool peer_waits(const struct srd_peer *peer)
 }
 
 /* Rendezvous receives that granted credit wait for their sender. */
-static void mark_rdv_receives(struct srd_ep *ep)
+static void mark_rdv_receives(struct srd_msg_ep *ep)
 {
 	for (size_t b = 0; b < ep->inprog.nbuckets; b++) {
 		struct srd_hnode *node = ep->inprog.buckets[b];
@@ -79,7 +80,7 @@ static void mark_rdv_receives(struct srd_ep *ep)
 	}
 }
 
-static void ping_send(struct srd_ep *ep, struct srd_peer *peer)
+static void ping_send(struct srd_msg_ep *ep, struct srd_peer *peer)
 {
 	struct srd_pke *pke = srd_pool_get(&ep->pke_pool);
 
@@ -90,16 +91,25 @@ static void ping_send(struct srd_ep *ep, struct srd_peer *peer)
 	ep->pings_sent++;
 }
 
+/* A PING was acked or failed: it has no operation to tell. */
+void srd_pke_ping_done(struct srd_msg_ep *ep, struct srd_pke *pke, int err)
+{
+	(void)err;
+	srd_pool_put(&ep->pke_pool, pke);
+}
+
 /* Pings the silent peers that someone waits on; disarms itself when
  * nobody waits any more. */
-static void watch_run(struct srd_ep *ep, uint64_t now)
+static void watch_run(struct srd_msg_ep *ep, uint64_t now)
 {
 	uint64_t interval = watch_interval(ep);
 	bool waiting = false;
 
+	struct srd_peer *peer;
+	uint32_t i;
+
 	mark_rdv_receives(ep);
-	for (uint32_t i = 0; i < ep->tp.npeers; i++) {
-		struct srd_peer *peer = srd_peer_of(ep->tp.peer_table[i]);
+	srd_msg_for_each_peer(ep, i, peer) {
 		struct srd_tp_peer *tp = &peer->tp;
 
 		if (!peer_waits(peer))
@@ -115,7 +125,7 @@ static void watch_run(struct srd_ep *ep, uint64_t now)
 	ep->watch_next = waiting ? now + interval : UINT64_MAX;
 }
 
-void srd_peer_watch_progress(struct srd_ep *ep)
+void srd_peer_watch_progress(struct srd_msg_ep *ep)
 {
 	uint64_t now;
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_pke_ctrl.c: the rendezvous packets (spec sections 6.3-6.4): CTS,
  * by which a receiver grants the sender credit for rdv_window more bytes
@@ -6,15 +7,15 @@
  * finds nothing.  It must not match messages or write send completions.
  */
 #include "config.h"
-#include "srd_msgl.h"
+#include "srd_msg.h"
 
 #include <errno.h>
 
-static void cts_fill_send(struct srd_ep *ep, struct srd_rxe *rxe,
+static void cts_fill_send(struct srd_msg_ep *ep, struct srd_rxe *rxe,
 			  struct srd_pke *pke)
 {
 	struct srd_cts_hdr *cts;
-	uint64_t grant = rxe->bytes_recv + srd_params.rdv_window;
+	uint64_t grant = rxe->bytes_recv + ep->cfg.rdv_window;
 
 	if (grant > rxe->total_len)
 		grant = rxe->total_len;
@@ -31,7 +32,7 @@ static void cts_fill_send(struct srd_ep *ep, struct srd_rxe *rxe,
 	srd_peer_watch_arm(ep);
 }
 
-void srd_pke_cts_send(struct srd_ep *ep, struct srd_rxe *rxe)
+void srd_pke_cts_send(struct srd_msg_ep *ep, struct srd_rxe *rxe)
 {
 	struct srd_pke *pke;
 
@@ -48,7 +49,7 @@ void srd_pke_cts_send(struct srd_ep *ep, struct srd_rxe *rxe)
 
 /* The CTS was acked (nothing to do: data follows) or failed: the
  * receive can then never finish.  The entry may be gone already. */
-void srd_pke_cts_done(struct srd_ep *ep, struct srd_pke *pke, int err)
+void srd_pke_cts_done(struct srd_msg_ep *ep, struct srd_pke *pke, int err)
 {
 	const struct srd_cts_hdr *cts = srd_tp_pkt_type_hdr(&pke->tp);
 	struct srd_rxe *rxe = srd_pool_lookup(&ep->rxe_pool, cts->rx_id);
@@ -58,7 +59,7 @@ void srd_pke_cts_done(struct srd_ep *ep, struct srd_pke *pke, int err)
 		srd_rxe_fail(ep, rxe, err);
 }
 
-int srd_pke_cts_recv(struct srd_ep *ep, struct srd_peer *peer,
+int srd_pke_cts_recv(struct srd_msg_ep *ep, struct srd_peer *peer,
 		     const uint8_t *pkt, size_t len)
 {
 	if (len != sizeof(struct srd_base_hdr) + sizeof(struct srd_cts_hdr))
@@ -68,7 +69,7 @@ int srd_pke_cts_recv(struct srd_ep *ep, struct srd_peer *peer,
 	return 0;
 }
 
-void srd_pke_data_init(struct srd_ep *ep, struct srd_txe *txe,
+void srd_pke_data_init(struct srd_msg_ep *ep, struct srd_txe *txe,
 		       struct srd_pke *pke)
 {
 	struct srd_data_hdr *data;
@@ -85,7 +86,7 @@ void srd_pke_data_init(struct srd_ep *ep, struct srd_txe *txe,
 	txe->next_off += len;
 }
 
-int srd_pke_data_recv(struct srd_ep *ep, struct srd_peer *peer,
+int srd_pke_data_recv(struct srd_msg_ep *ep, struct srd_peer *peer,
 		      const uint8_t *pkt, size_t len)
 {
 	const size_t hlen = sizeof(struct srd_base_hdr) +
@@ -108,12 +109,12 @@ int srd_pke_data_recv(struct srd_ep *ep, struct srd_peer *peer,
 		return 0;
 	}
 	if (rxe->credit_end < rxe->total_len &&
-	    rxe->bytes_recv + srd_params.rdv_window / 2 >= rxe->credit_end)
+	    rxe->bytes_recv + ep->cfg.rdv_window / 2 >= rxe->credit_end)
 		srd_pke_cts_send(ep, rxe);
 	return 0;
 }
 
-void srd_pke_cts_push_pending(struct srd_ep *ep)
+void srd_pke_cts_push_pending(struct srd_msg_ep *ep)
 {
 	struct srd_dlist *e;
 

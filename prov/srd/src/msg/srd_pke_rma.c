@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_pke_rma.c: the RMA and atomic packets (spec section 7): WRITE
  * segments, READ_REQ, ATOMIC requests, and the RMA_RESP a target sends
@@ -14,7 +15,7 @@
  * completions itself (srd_txe.c does).
  */
 #include "config.h"
-#include "srd_msgl.h"
+#include "srd_msg.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -26,19 +27,19 @@
 #define RESP_HDR_LEN	(sizeof(struct srd_base_hdr) + \
 			 sizeof(struct srd_rma_resp_hdr))
 
-static uint32_t write_payload_max(const struct srd_ep *ep)
+static uint32_t write_payload_max(const struct srd_msg_ep *ep)
 {
-	return (ep->wire->mtu - (uint32_t)RMA_HDR_LEN) & ~7u;
+	return (ep->tp.wire->mtu - (uint32_t)RMA_HDR_LEN) & ~7u;
 }
 
-static uint32_t resp_payload_max(const struct srd_ep *ep)
+static uint32_t resp_payload_max(const struct srd_msg_ep *ep)
 {
-	return (ep->wire->mtu - (uint32_t)RESP_HDR_LEN) & ~7u;
+	return (ep->tp.wire->mtu - (uint32_t)RESP_HDR_LEN) & ~7u;
 }
 
 /* --- initiator: building requests ----------------------------------- */
 
-static void rma_hdr_fill(struct srd_ep *ep, struct srd_txe *txe,
+static void rma_hdr_fill(struct srd_msg_ep *ep, struct srd_txe *txe,
 			 struct srd_rma_hdr *rma)
 {
 	rma->tx_id = srd_pool_id(&ep->txe_pool, txe);
@@ -51,7 +52,7 @@ static void rma_hdr_fill(struct srd_ep *ep, struct srd_txe *txe,
 	rma->reserved = 0;
 }
 
-void srd_pke_write_init(struct srd_ep *ep, struct srd_txe *txe,
+void srd_pke_write_init(struct srd_msg_ep *ep, struct srd_txe *txe,
 			struct srd_pke *pke)
 {
 	uint64_t left = txe->total_len - txe->next_off;
@@ -64,7 +65,7 @@ void srd_pke_write_init(struct srd_ep *ep, struct srd_txe *txe,
 	txe->next_off += len;
 }
 
-void srd_pke_read_req_init(struct srd_ep *ep, struct srd_txe *txe,
+void srd_pke_read_req_init(struct srd_msg_ep *ep, struct srd_txe *txe,
 			   struct srd_pke *pke)
 {
 	srd_tp_pkt_init(&pke->tp, SRD_PKT_READ_REQ, RMA_HDR_LEN);
@@ -73,7 +74,7 @@ void srd_pke_read_req_init(struct srd_ep *ep, struct srd_txe *txe,
 }
 
 /* The operands were copied to txe->iov[0] (the bounce buffer) at post. */
-void srd_pke_atomic_init(struct srd_ep *ep, struct srd_txe *txe,
+void srd_pke_atomic_init(struct srd_msg_ep *ep, struct srd_txe *txe,
 			 struct srd_pke *pke)
 {
 	struct srd_atomic_hdr *hdr;
@@ -93,7 +94,7 @@ void srd_pke_atomic_init(struct srd_ep *ep, struct srd_txe *txe,
 }
 
 /* A target's answer: status, and the next segment of what it returns. */
-void srd_pke_resp_init(struct srd_ep *ep, struct srd_txe *txe,
+void srd_pke_resp_init(struct srd_msg_ep *ep, struct srd_txe *txe,
 		       struct srd_pke *pke)
 {
 	struct srd_rma_resp_hdr *resp;
@@ -113,51 +114,22 @@ void srd_pke_resp_init(struct srd_ep *ep, struct srd_txe *txe,
 
 /* --- target: checks ----------------------------------------------------- */
 
-static struct srd_mr *rma_mr_find(struct srd_domain *dom, uint64_t key)
-{
-	struct srd_hnode *node = srd_hmap_find(&dom->mr_map, key);
-
-	for (; node; node = srd_hmap_next(node))
-		if (node->key == key)
-			return srd_container_of(node, struct srd_mr, hnode);
-	return NULL;
-}
-
-/*
- * Checks that [addr, addr + len) lies within one segment of the region
- * registered under key, with every right in "access".  Returns 0 and the
- * local pointer, or a positive FI_* error for the initiator.
- */
-static int rma_check(struct srd_ep *ep, uint64_t key, uint64_t addr,
+/* Rights this endpoint serves, then the region's key, rights and
+ * bounds (fi/srd_mr.c).  0 and the local pointer, or a positive FI_*
+ * error for the initiator. */
+static int rma_check(struct srd_msg_ep *ep, uint64_t key, uint64_t addr,
 		     uint64_t len, uint64_t access, uint8_t **ptr,
 		     struct srd_mr **mr_out)
 {
-	struct srd_mr *mr;
-
 	if ((access & FI_REMOTE_WRITE) && !(ep->caps & FI_REMOTE_WRITE))
 		return FI_EOPNOTSUPP;
 	if ((access & FI_REMOTE_READ) && !(ep->caps & FI_REMOTE_READ))
 		return FI_EOPNOTSUPP;
-	mr = rma_mr_find(ep->dom, key);
-	if (!mr)
-		return FI_EKEYREJECTED;
-	if ((mr->access & access) != access)
-		return FI_EACCES;
-	for (size_t i = 0; i < mr->iov_count; i++) {
-		uint64_t base = (uint64_t)(uintptr_t)mr->iov[i].iov_base;
-		uint64_t end = base + mr->iov[i].iov_len;
-
-		if (addr >= base && addr <= end && len <= end - addr) {
-			*ptr = (uint8_t *)(uintptr_t)addr;
-			*mr_out = mr;
-			return 0;
-		}
-	}
-	return FI_EFAULT;
+	return srd_mr_target(ep->dom, key, addr, len, access, ptr, mr_out);
 }
 
 /* Counts an RMA or atomic that this endpoint served. */
-static void rma_count_remote(struct srd_ep *ep, struct srd_mr *mr,
+static void rma_count_remote(struct srd_msg_ep *ep, struct srd_mr *mr,
 			     uint64_t access)
 {
 	bool read = access & FI_REMOTE_READ;
@@ -165,18 +137,15 @@ static void rma_count_remote(struct srd_ep *ep, struct srd_mr *mr,
 
 	if (ep->caps & FI_RMA_EVENT) {
 		if (read)
-			srd_ep_cntr_inc(ep, SRD_CNTR_REMOTE_READ, 0);
+			srd_msg_cntr_inc(ep, SRD_CNTR_REMOTE_READ, 0);
 		if (write)
-			srd_ep_cntr_inc(ep, SRD_CNTR_REMOTE_WRITE, 0);
+			srd_msg_cntr_inc(ep, SRD_CNTR_REMOTE_WRITE, 0);
 	}
-	if (read && mr->cntr_read)
-		srd_cntr_inc(mr->cntr_read);
-	if (write && mr->cntr_write)
-		srd_cntr_inc(mr->cntr_write);
+	srd_mr_count_remote(mr, access);
 }
 
 /* An answer to tx_id; NULL when no entry is free (refuse the packet). */
-static struct srd_txe *resp_new(struct srd_ep *ep, struct srd_peer *peer,
+static struct srd_txe *resp_new(struct srd_msg_ep *ep, struct srd_peer *peer,
 				uint64_t tx_id)
 {
 	struct srd_txe *resp = srd_txe_new(ep, peer, SRD_PKT_RMA_RESP);
@@ -186,7 +155,7 @@ static struct srd_txe *resp_new(struct srd_ep *ep, struct srd_peer *peer,
 	return resp;
 }
 
-static void resp_send(struct srd_ep *ep, struct srd_txe *resp, int status,
+static void resp_send(struct srd_msg_ep *ep, struct srd_txe *resp, int status,
 		      void *data, uint64_t len)
 {
 	resp->resp_status = status;
@@ -206,7 +175,7 @@ static uint64_t tgt_key(const struct srd_peer *peer, uint64_t tx_id)
 	return tx_id ^ ((uint64_t)peer->tp.index * 0x9E3779B97F4A7C15ULL);
 }
 
-static struct srd_rma_tgt *tgt_find(struct srd_ep *ep, struct srd_peer *peer,
+static struct srd_rma_tgt *tgt_find(struct srd_msg_ep *ep, struct srd_peer *peer,
 				    uint64_t tx_id)
 {
 	struct srd_hnode *node = srd_hmap_find(&ep->rma_tgts,
@@ -222,7 +191,7 @@ static struct srd_rma_tgt *tgt_find(struct srd_ep *ep, struct srd_peer *peer,
 	return NULL;
 }
 
-static struct srd_rma_tgt *tgt_new(struct srd_ep *ep, struct srd_peer *peer,
+static struct srd_rma_tgt *tgt_new(struct srd_msg_ep *ep, struct srd_peer *peer,
 				   const struct srd_rma_hdr *rma)
 {
 	struct srd_rma_tgt *tgt = srd_pool_get(&ep->tgt_pool);
@@ -242,7 +211,7 @@ static struct srd_rma_tgt *tgt_new(struct srd_ep *ep, struct srd_peer *peer,
 	return tgt;
 }
 
-static void tgt_free(struct srd_ep *ep, struct srd_rma_tgt *tgt)
+static void tgt_free(struct srd_msg_ep *ep, struct srd_rma_tgt *tgt)
 {
 	srd_hmap_remove(&ep->rma_tgts, &tgt->hnode);
 	srd_pool_put(&ep->tgt_pool, tgt);
@@ -250,7 +219,7 @@ static void tgt_free(struct srd_ep *ep, struct srd_rma_tgt *tgt)
 
 /* The peer's session restarted: its writes in progress can never end
  * (the initiator failed them), so forget them. */
-void srd_rma_tgt_fail_peer(struct srd_ep *ep, struct srd_peer *peer)
+void srd_rma_tgt_fail_peer(struct srd_msg_ep *ep, struct srd_peer *peer)
 {
 	for (uint32_t i = 0; i < ep->tgt_pool.count; i++) {
 		struct srd_rma_tgt *tgt = srd_pool_at(&ep->tgt_pool, i);
@@ -262,7 +231,7 @@ void srd_rma_tgt_fail_peer(struct srd_ep *ep, struct srd_peer *peer)
 
 /* --- target: receiving requests ----------------------------------------- */
 
-static void write_done(struct srd_ep *ep, struct srd_peer *peer,
+static void write_done(struct srd_msg_ep *ep, struct srd_peer *peer,
 		       const struct srd_rma_hdr *rma, struct srd_mr *mr,
 		       int status)
 {
@@ -275,7 +244,7 @@ static void write_done(struct srd_ep *ep, struct srd_peer *peer,
 			     rma->cq_data, 0, srd_peer_fi_addr(ep, peer));
 }
 
-int srd_pke_write_recv(struct srd_ep *ep, struct srd_peer *peer,
+int srd_pke_write_recv(struct srd_msg_ep *ep, struct srd_peer *peer,
 		       const uint8_t *pkt, size_t len)
 {
 	const struct srd_rma_hdr *rma =
@@ -329,7 +298,7 @@ int srd_pke_write_recv(struct srd_ep *ep, struct srd_peer *peer,
 	return 0;
 }
 
-int srd_pke_read_req_recv(struct srd_ep *ep, struct srd_peer *peer,
+int srd_pke_read_req_recv(struct srd_msg_ep *ep, struct srd_peer *peer,
 			  const uint8_t *pkt, size_t len)
 {
 	const struct srd_rma_hdr *rma =
@@ -373,7 +342,7 @@ static uint64_t atomic_payload_len(const struct srd_atomic_hdr *hdr,
 	return hdr->kind == SRD_ATOMIC_COMPARE ? 2 * n : n;
 }
 
-int srd_pke_atomic_recv(struct srd_ep *ep, struct srd_peer *peer,
+int srd_pke_atomic_recv(struct srd_msg_ep *ep, struct srd_peer *peer,
 			const uint8_t *pkt, size_t len)
 {
 	const struct srd_atomic_hdr *hdr =
@@ -445,7 +414,7 @@ static int resp_place(struct srd_txe *txe, const struct srd_rma_resp_hdr *hdr,
 	}
 }
 
-int srd_pke_resp_recv(struct srd_ep *ep, struct srd_peer *peer,
+int srd_pke_resp_recv(struct srd_msg_ep *ep, struct srd_peer *peer,
 		      const uint8_t *pkt, size_t len)
 {
 	const struct srd_rma_resp_hdr *hdr =

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_pke_rtm.c: request-to-message packets: EAGER, MEDIUM and RTS
  * (spec section 6.1-6.2).  Sending: header and payload of one packet.
@@ -7,7 +8,7 @@
  * (srd_match.c) or write completions (srd_rxe.c).
  */
 #include "config.h"
-#include "srd_msgl.h"
+#include "srd_msg.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -44,7 +45,7 @@ void srd_pke_set_payload(struct srd_txe *txe, struct srd_pke *pke,
 	pke->payload = len;
 }
 
-void srd_pke_rtm_init(struct srd_ep *ep, struct srd_txe *txe,
+void srd_pke_rtm_init(struct srd_msg_ep *ep, struct srd_txe *txe,
 		      struct srd_pke *pke, uint8_t type)
 {
 	struct srd_rtm_hdr *rtm;
@@ -70,7 +71,7 @@ void srd_pke_rtm_init(struct srd_ep *ep, struct srd_txe *txe,
 	txe->next_off += len;
 }
 
-static struct srd_rxe *rtm_new_unexp(struct srd_ep *ep,
+static struct srd_rxe *rtm_new_unexp(struct srd_msg_ep *ep,
 				     const struct srd_rtm_hdr *rtm,
 				     bool rdv, bool force)
 {
@@ -80,7 +81,7 @@ static struct srd_rxe *rtm_new_unexp(struct srd_ep *ep,
 
 	/* Only packets not yet accepted may be refused; held ones were. */
 	if (!force && ep->unexp_bytes + ep->reorder_bytes + need >
-		      srd_params.unexp_max_bytes)
+		      ep->cfg.unexp_max_bytes)
 		return NULL;
 	rxe = srd_rxe_alloc(ep);
 	if (!rxe)
@@ -116,7 +117,7 @@ static void rtm_set_msg(struct srd_rxe *rxe, struct srd_peer *peer,
 }
 
 /* Payload of an EAGER/MEDIUM packet for a message already started. */
-static void rtm_segment(struct srd_ep *ep, struct srd_rxe *rxe,
+static void rtm_segment(struct srd_msg_ep *ep, struct srd_rxe *rxe,
 			const struct srd_rtm_hdr *rtm, const uint8_t *data,
 			size_t len)
 {
@@ -127,7 +128,7 @@ static void rtm_segment(struct srd_ep *ep, struct srd_rxe *rxe,
 		srd_inprog_add(ep, rxe);
 }
 
-static int rtm_start(struct srd_ep *ep, struct srd_peer *peer, uint8_t type,
+static int rtm_start(struct srd_msg_ep *ep, struct srd_peer *peer, uint8_t type,
 		     const struct srd_rtm_hdr *rtm, const uint8_t *data,
 		     size_t len, bool force)
 {
@@ -168,51 +169,13 @@ static int rtm_check(const uint8_t *pkt, size_t len, uint8_t type)
 	return 0;
 }
 
-static int rtm_handle(struct srd_ep *ep, struct srd_peer *peer,
-		      const uint8_t *pkt, size_t len, bool force);
-
-/* Starts held packets whose turn has come.  They were acked already, so
- * one that cannot start now (no entry or memory) stays held and is tried
- * again on the next arrival or progress; it is never dropped. */
-void srd_peer_drain_reorder(struct srd_ep *ep, struct srd_peer *peer)
-{
-	bool again = true;
-
-	while (again) {
-		struct srd_dlist *e, *tmp;
-
-		again = false;
-		srd_dlist_foreach_safe(&peer->reorder, e, tmp) {
-			struct srd_reorder_pkt *held = srd_container_of(e,
-					struct srd_reorder_pkt, entry);
-
-			if (held->msg_id != peer->rx_msg_id &&
-			    !srd_inprog_find(ep, peer, held->msg_id))
-				continue;
-			if (rtm_handle(ep, peer, held->data, held->len,
-				       true) == -EAGAIN) {
-				if (!peer->reorder_stalled)
-					ep->reorder_stalled++;
-				peer->reorder_stalled = true;
-				return;
-			}
-			srd_dlist_remove(&held->entry);
-			peer->reorder_bytes -= held->len;
-			ep->reorder_bytes -= held->len;
-			free(held);
-			again = true;
-		}
-	}
-	peer->reorder_stalled = false;
-}
-
-static int rtm_hold(struct srd_ep *ep, struct srd_peer *peer,
+static int rtm_hold(struct srd_msg_ep *ep, struct srd_peer *peer,
 		    uint32_t msg_id, const uint8_t *pkt, size_t len)
 {
 	struct srd_reorder_pkt *held;
 
 	if (ep->unexp_bytes + ep->reorder_bytes + len >
-	    srd_params.unexp_max_bytes)
+	    ep->cfg.unexp_max_bytes)
 		return -EAGAIN;
 	held = malloc(sizeof(*held) + len);
 	if (!held)
@@ -227,7 +190,7 @@ static int rtm_hold(struct srd_ep *ep, struct srd_peer *peer,
 	return 0;
 }
 
-static int rtm_handle(struct srd_ep *ep, struct srd_peer *peer,
+static int rtm_handle(struct srd_msg_ep *ep, struct srd_peer *peer,
 		      const uint8_t *pkt, size_t len, bool force)
 {
 	const struct srd_base_hdr *base = (const void *)pkt;
@@ -249,7 +212,7 @@ static int rtm_handle(struct srd_ep *ep, struct srd_peer *peer,
 	return -EINVAL;	/* a message that already ended */
 }
 
-int srd_pke_rtm_recv(struct srd_ep *ep, struct srd_peer *peer,
+int srd_pke_rtm_recv(struct srd_msg_ep *ep, struct srd_peer *peer,
 		     const uint8_t *pkt, size_t len)
 {
 	const struct srd_base_hdr *base = (const void *)pkt;
@@ -263,18 +226,10 @@ int srd_pke_rtm_recv(struct srd_ep *ep, struct srd_peer *peer,
 	return ret;
 }
 
-/* A new receive session from the peer: message ids restart at 0, and
- * what was arriving from the old session can never finish. */
-void srd_peer_rx_reset(struct srd_ep *ep, struct srd_peer *peer)
+/* A held packet whose turn has come (srd_peer.c): started even when the
+ * unexpected store is full, since it was acked already. */
+int srd_pke_rtm_start_held(struct srd_msg_ep *ep, struct srd_peer *peer,
+			   const uint8_t *pkt, size_t len)
 {
-	struct srd_dlist *e;
-
-	while ((e = srd_dlist_pop_head(&peer->reorder)))
-		free(srd_container_of(e, struct srd_reorder_pkt, entry));
-	ep->reorder_bytes -= peer->reorder_bytes;
-	peer->reorder_bytes = 0;
-	srd_inprog_fail_peer(ep, peer, -FI_EIO, false);
-	srd_rma_tgt_fail_peer(ep, peer);
-	peer->rx_msg_id = 0;
-	peer->reorder_stalled = false;
+	return rtm_handle(ep, peer, pkt, len, true);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_rma.c: the fi_ops_rma entry points and the one RMA post they all
  * reach: argument checks, the inject copy, and a write or read operation
@@ -6,12 +7,12 @@
  * or in the caller's buffer: delivery complete.  No packet is built here.
  */
 #include "config.h"
-#include "srd_msgl.h"
+#include "srd_msg.h"
 
 #include <stdlib.h>
 
 /* Checks shared by RMA and atomic posts; 0 or a negative FI_* error. */
-int srd_rma_check_post(struct srd_ep *ep, uint64_t need_cap,
+int srd_rma_check_post(struct srd_msg_ep *ep, uint64_t need_cap,
 		       size_t iov_count, const void *iov,
 		       size_t rma_count, const void *rma_iov)
 {
@@ -28,9 +29,9 @@ int srd_rma_check_post(struct srd_ep *ep, uint64_t need_cap,
 
 /* The peer of fi_addr, if it can take RMA: a peer whose handshake said
  * it does not implement RMA packets would drop them (spec 5.2). */
-int srd_rma_peer(struct srd_ep *ep, fi_addr_t addr, struct srd_peer **peer)
+int srd_rma_peer(struct srd_msg_ep *ep, fi_addr_t addr, struct srd_peer **peer)
 {
-	*peer = srd_ep_peer(ep, addr);
+	*peer = srd_msg_peer(ep, addr);
 	if (!*peer)
 		return -FI_EINVAL;
 	if ((*peer)->tp.tx_state == SRD_TP_TX_ACTIVE &&
@@ -39,7 +40,7 @@ int srd_rma_peer(struct srd_ep *ep, fi_addr_t addr, struct srd_peer **peer)
 	return 0;
 }
 
-ssize_t srd_rma_post(struct srd_ep *ep, const struct fi_msg_rma *msg,
+ssize_t srd_rma_post(struct srd_msg_ep *ep, const struct fi_msg_rma *msg,
 		     uint64_t flags, uint8_t proto)
 {
 	bool write = proto == SRD_PKT_WRITE;
@@ -95,130 +96,3 @@ ssize_t srd_rma_post(struct srd_ep *ep, const struct fi_msg_rma *msg,
 	srd_txe_start(ep, txe);
 	return 0;
 }
-
-/* --- fi_ops_rma ----------------------------------------------------------- */
-
-static ssize_t rma_locked(struct srd_ep *ep, const struct fi_msg_rma *msg,
-			  uint64_t flags, uint8_t proto)
-{
-	srd_ep_post_enter(ep);
-	return srd_ep_post_leave(ep, srd_rma_post(ep, msg, flags, proto));
-}
-
-static ssize_t rma_one(struct fid_ep *ep_fid, const struct iovec *iov,
-		       void **desc, size_t count, fi_addr_t addr,
-		       uint64_t raddr, uint64_t key, void *context,
-		       uint64_t data, uint64_t flags, uint8_t proto)
-{
-	struct srd_ep *ep = srd_ep_of(ep_fid);
-	bool iov_ok = count <= SRD_IOV_LIMIT && (iov || !count);
-	struct fi_rma_iov rma_iov = {
-		.addr = raddr,
-		.len = iov_ok ? srd_iov_len(iov, count) : 0,
-		.key = key,
-	};
-	struct fi_msg_rma msg = {
-		.msg_iov = iov, .desc = desc, .iov_count = count,
-		.addr = addr, .rma_iov = &rma_iov, .rma_iov_count = 1,
-		.context = context, .data = data,
-	};
-
-	if (!iov_ok)
-		return -FI_EINVAL;
-	return rma_locked(ep, &msg, flags, proto);
-}
-
-static ssize_t rma_read(struct fid_ep *ep_fid, void *buf, size_t len,
-			void *desc, fi_addr_t src, uint64_t addr, uint64_t key,
-			void *context)
-{
-	struct iovec iov = { .iov_base = buf, .iov_len = len };
-
-	return rma_one(ep_fid, &iov, &desc, 1, src, addr, key, context, 0,
-		       srd_ep_of(ep_fid)->tx_op_flags, SRD_PKT_READ_REQ);
-}
-
-static ssize_t rma_readv(struct fid_ep *ep_fid, const struct iovec *iov,
-			 void **desc, size_t count, fi_addr_t src,
-			 uint64_t addr, uint64_t key, void *context)
-{
-	return rma_one(ep_fid, iov, desc, count, src, addr, key, context, 0,
-		       srd_ep_of(ep_fid)->tx_op_flags, SRD_PKT_READ_REQ);
-}
-
-static ssize_t rma_readmsg(struct fid_ep *ep_fid, const struct fi_msg_rma *msg,
-			   uint64_t flags)
-{
-	return rma_locked(srd_ep_of(ep_fid), msg, flags & ~SRD_OP_NO_COMP,
-			  SRD_PKT_READ_REQ);
-}
-
-static ssize_t rma_write(struct fid_ep *ep_fid, const void *buf, size_t len,
-			 void *desc, fi_addr_t dest, uint64_t addr,
-			 uint64_t key, void *context)
-{
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-
-	return rma_one(ep_fid, &iov, &desc, 1, dest, addr, key, context, 0,
-		       srd_ep_of(ep_fid)->tx_op_flags, SRD_PKT_WRITE);
-}
-
-static ssize_t rma_writev(struct fid_ep *ep_fid, const struct iovec *iov,
-			  void **desc, size_t count, fi_addr_t dest,
-			  uint64_t addr, uint64_t key, void *context)
-{
-	return rma_one(ep_fid, iov, desc, count, dest, addr, key, context, 0,
-		       srd_ep_of(ep_fid)->tx_op_flags, SRD_PKT_WRITE);
-}
-
-static ssize_t rma_writemsg(struct fid_ep *ep_fid,
-			    const struct fi_msg_rma *msg, uint64_t flags)
-{
-	return rma_locked(srd_ep_of(ep_fid), msg, flags & ~SRD_OP_NO_COMP,
-			  SRD_PKT_WRITE);
-}
-
-static ssize_t rma_inject(struct fid_ep *ep_fid, const void *buf, size_t len,
-			  fi_addr_t dest, uint64_t addr, uint64_t key)
-{
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-
-	return rma_one(ep_fid, &iov, NULL, 1, dest, addr, key, NULL, 0,
-		       FI_INJECT | SRD_OP_NO_COMP, SRD_PKT_WRITE);
-}
-
-static ssize_t rma_writedata(struct fid_ep *ep_fid, const void *buf,
-			     size_t len, void *desc, uint64_t data,
-			     fi_addr_t dest, uint64_t addr, uint64_t key,
-			     void *context)
-{
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-
-	return rma_one(ep_fid, &iov, &desc, 1, dest, addr, key, context, data,
-		       srd_ep_of(ep_fid)->tx_op_flags | FI_REMOTE_CQ_DATA,
-		       SRD_PKT_WRITE);
-}
-
-static ssize_t rma_injectdata(struct fid_ep *ep_fid, const void *buf,
-			      size_t len, uint64_t data, fi_addr_t dest,
-			      uint64_t addr, uint64_t key)
-{
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-
-	return rma_one(ep_fid, &iov, NULL, 1, dest, addr, key, NULL, data,
-		       FI_INJECT | SRD_OP_NO_COMP | FI_REMOTE_CQ_DATA,
-		       SRD_PKT_WRITE);
-}
-
-struct fi_ops_rma srd_rma_ops = {
-	.size = sizeof(struct fi_ops_rma),
-	.read = rma_read,
-	.readv = rma_readv,
-	.readmsg = rma_readmsg,
-	.write = rma_write,
-	.writev = rma_writev,
-	.writemsg = rma_writemsg,
-	.inject = rma_inject,
-	.writedata = rma_writedata,
-	.injectdata = rma_injectdata,
-};

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_rxe.c: receive operations: posting (plain, multi-receive, peek,
  * claim, discard), taking over unexpected messages, placing data,
@@ -5,58 +6,9 @@
  * not parse packets (srd_pke_*.c do) or touch send state.
  */
 #include "config.h"
-#include "srd_msgl.h"
+#include "srd_msg.h"
 
 #include <stdlib.h>
-
-uint64_t srd_iov_len(const struct iovec *iov, size_t count)
-{
-	uint64_t len = 0;
-
-	for (size_t i = 0; i < count; i++)
-		len += iov[i].iov_len;
-	return len;
-}
-
-/* Copies len bytes between buf and the iovs from offset; to_iov picks the
- * direction.  Returns the bytes copied (fewer when the iovs end). */
-static size_t iov_copy(const struct iovec *iov, size_t count, uint64_t offset,
-		       uint8_t *buf, size_t len, bool to_iov)
-{
-	size_t done = 0;
-
-	for (size_t i = 0; i < count && done < len; i++) {
-		uint8_t *base = iov[i].iov_base;
-		size_t n;
-
-		if (offset >= iov[i].iov_len) {
-			offset -= iov[i].iov_len;
-			continue;
-		}
-		n = iov[i].iov_len - offset;
-		if (n > len - done)
-			n = len - done;
-		if (to_iov)
-			memcpy(base + offset, buf + done, n);
-		else
-			memcpy(buf + done, base + offset, n);
-		done += n;
-		offset = 0;
-	}
-	return done;
-}
-
-size_t srd_iov_copy_to(const struct iovec *iov, size_t count,
-		       uint64_t offset, const void *src, size_t len)
-{
-	return iov_copy(iov, count, offset, (uint8_t *)src, len, true);
-}
-
-size_t srd_iov_copy_from(void *dst, const struct iovec *iov, size_t count,
-			 uint64_t offset, size_t len)
-{
-	return iov_copy(iov, count, offset, dst, len, false);
-}
 
 static uint64_t rxe_op_flags(const struct srd_rxe *rxe)
 {
@@ -68,12 +20,12 @@ static uint64_t rxe_op_flags(const struct srd_rxe *rxe)
 	return flags;
 }
 
-static bool rxe_wants_comp(const struct srd_ep *ep, const struct srd_rxe *rxe)
+static bool rxe_wants_comp(const struct srd_msg_ep *ep, const struct srd_rxe *rxe)
 {
 	return !ep->rx_selective || (rxe->flags & FI_COMPLETION);
 }
 
-struct srd_rxe *srd_rxe_alloc(struct srd_ep *ep)
+struct srd_rxe *srd_rxe_alloc(struct srd_msg_ep *ep)
 {
 	struct srd_rxe *rxe = srd_pool_get(&ep->rxe_pool);
 
@@ -84,7 +36,7 @@ struct srd_rxe *srd_rxe_alloc(struct srd_ep *ep)
 	return rxe;
 }
 
-void srd_rxe_release(struct srd_ep *ep, struct srd_rxe *rxe)
+void srd_rxe_release(struct srd_msg_ep *ep, struct srd_rxe *rxe)
 {
 	/* A claim that can no longer be taken must not name freed memory. */
 	if (rxe->claimed && rxe->claim_ctx &&
@@ -107,7 +59,7 @@ static void *rxe_buf(const struct srd_rxe *rxe)
 
 /* A multi-receive child finished: the last one after retirement says
  * the buffer is released. */
-static uint64_t rxe_child_done(struct srd_ep *ep, struct srd_rxe *rxe)
+static uint64_t rxe_child_done(struct srd_msg_ep *ep, struct srd_rxe *rxe)
 {
 	struct srd_rxe *parent = rxe->parent;
 
@@ -120,7 +72,7 @@ static uint64_t rxe_child_done(struct srd_ep *ep, struct srd_rxe *rxe)
 	return FI_MULTI_RECV;
 }
 
-void srd_rxe_fail(struct srd_ep *ep, struct srd_rxe *rxe, int err)
+void srd_rxe_fail(struct srd_msg_ep *ep, struct srd_rxe *rxe, int err)
 {
 	uint64_t flags = rxe_op_flags(rxe);
 	fi_addr_t src = srd_peer_fi_addr(ep, rxe->peer);
@@ -133,11 +85,11 @@ void srd_rxe_fail(struct srd_ep *ep, struct srd_rxe *rxe, int err)
 	flags |= rxe_child_done(ep, rxe);
 	srd_cq_write_err(ep->rx_cq, rxe->context, flags, -err, -err,
 			 0, 0, rxe->msg_data, rxe->msg_tag, src);
-	srd_ep_cntr_inc(ep, SRD_CNTR_RECV, err);
+	srd_msg_cntr_inc(ep, SRD_CNTR_RECV, err);
 	srd_rxe_release(ep, rxe);
 }
 
-void srd_rxe_complete(struct srd_ep *ep, struct srd_rxe *rxe)
+void srd_rxe_complete(struct srd_msg_ep *ep, struct srd_rxe *rxe)
 {
 	uint64_t len = rxe->total_len < rxe->buf_len ? rxe->total_len :
 						       rxe->buf_len;
@@ -162,18 +114,18 @@ void srd_rxe_complete(struct srd_ep *ep, struct srd_rxe *rxe)
 		srd_cq_write_err(ep->rx_cq, rxe->context, flags, FI_ETRUNC,
 				 FI_ETRUNC, len, rxe->total_len - len,
 				 rxe->msg_data, rxe->msg_tag, src);
-		srd_ep_cntr_inc(ep, SRD_CNTR_RECV, FI_ETRUNC);
+		srd_msg_cntr_inc(ep, SRD_CNTR_RECV, FI_ETRUNC);
 	} else {
 		if (rxe_wants_comp(ep, rxe) || (flags & FI_MULTI_RECV))
 			srd_cq_write(ep->rx_cq, rxe->context, flags, len,
 				     rxe_buf(rxe), rxe->msg_data, rxe->msg_tag,
 				     src);
-		srd_ep_cntr_inc(ep, SRD_CNTR_RECV, 0);
+		srd_msg_cntr_inc(ep, SRD_CNTR_RECV, 0);
 	}
 	srd_rxe_release(ep, rxe);
 }
 
-void srd_rxe_place(struct srd_ep *ep, struct srd_rxe *rxe, uint64_t offset,
+void srd_rxe_place(struct srd_msg_ep *ep, struct srd_rxe *rxe, uint64_t offset,
 		   const uint8_t *data, size_t len)
 {
 	(void)ep;
@@ -196,7 +148,7 @@ static void rxe_set_user(struct srd_rxe *rxe, const struct fi_msg_tagged *msg,
 }
 
 /* A receive found its message in the unexpected store. */
-static void rxe_take_unexp(struct srd_ep *ep, struct srd_rxe *unexp)
+static void rxe_take_unexp(struct srd_msg_ep *ep, struct srd_rxe *unexp)
 {
 	srd_dlist_remove(&unexp->entry);
 	unexp->claimed = false;
@@ -211,7 +163,7 @@ static void rxe_take_unexp(struct srd_ep *ep, struct srd_rxe *unexp)
 		srd_pke_cts_send(ep, unexp);
 }
 
-static struct srd_rxe *rxe_child(struct srd_ep *ep, struct srd_rxe *parent,
+static struct srd_rxe *rxe_child(struct srd_msg_ep *ep, struct srd_rxe *parent,
 				 uint64_t len)
 {
 	struct srd_rxe *child = srd_rxe_alloc(ep);
@@ -235,7 +187,7 @@ static struct srd_rxe *rxe_child(struct srd_ep *ep, struct srd_rxe *parent,
 
 /* Takes the multi-receive buffer off the posted list; with no child in
  * flight its release is reported now. */
-void srd_rxe_retire(struct srd_ep *ep, struct srd_rxe *parent)
+void srd_rxe_retire(struct srd_msg_ep *ep, struct srd_rxe *parent)
 {
 	if (parent->retired)
 		return;
@@ -251,7 +203,7 @@ void srd_rxe_retire(struct srd_ep *ep, struct srd_rxe *parent)
 
 /* Carves len bytes for a message out of a multi-receive buffer, or
  * retires the buffer when the message does not fit. */
-struct srd_rxe *srd_rxe_multi_take(struct srd_ep *ep, struct srd_rxe *parent,
+struct srd_rxe *srd_rxe_multi_take(struct srd_msg_ep *ep, struct srd_rxe *parent,
 				   uint64_t len)
 {
 	struct srd_rxe *child;
@@ -266,7 +218,7 @@ struct srd_rxe *srd_rxe_multi_take(struct srd_ep *ep, struct srd_rxe *parent,
 	return child;
 }
 
-static ssize_t rxe_post_multi(struct srd_ep *ep, struct srd_rxe *parent)
+static ssize_t rxe_post_multi(struct srd_msg_ep *ep, struct srd_rxe *parent)
 {
 	struct srd_rxe *unexp, *child;
 
@@ -293,7 +245,7 @@ static ssize_t rxe_post_multi(struct srd_ep *ep, struct srd_rxe *parent)
 	return 0;
 }
 
-static ssize_t rxe_peek(struct srd_ep *ep, const struct fi_msg_tagged *msg,
+static ssize_t rxe_peek(struct srd_msg_ep *ep, const struct fi_msg_tagged *msg,
 			uint64_t flags, struct srd_peer *src)
 {
 	struct srd_rxe *unexp = srd_match_unexp(ep, true, src, msg->tag,
@@ -320,7 +272,7 @@ static ssize_t rxe_peek(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 	return 0;
 }
 
-static ssize_t rxe_claim(struct srd_ep *ep, const struct fi_msg_tagged *msg,
+static ssize_t rxe_claim(struct srd_msg_ep *ep, const struct fi_msg_tagged *msg,
 			 uint64_t flags)
 {
 	struct fi_context *ctx = msg->context;
@@ -337,14 +289,14 @@ static ssize_t rxe_claim(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 		srd_cq_write(ep->rx_cq, msg->context, rxe_op_flags(unexp),
 			     0, NULL, unexp->msg_data, unexp->msg_tag,
 			     srd_peer_fi_addr(ep, unexp->peer));
-		srd_ep_cntr_inc(ep, SRD_CNTR_RECV, 0);
+		srd_msg_cntr_inc(ep, SRD_CNTR_RECV, 0);
 		unexp->discard = true;
 	}
 	rxe_take_unexp(ep, unexp);
 	return 0;
 }
 
-ssize_t srd_rxe_post(struct srd_ep *ep, const struct fi_msg_tagged *msg,
+ssize_t srd_rxe_post(struct srd_msg_ep *ep, const struct fi_msg_tagged *msg,
 		     uint64_t flags, bool tagged)
 {
 	struct srd_peer *src = NULL;
@@ -358,7 +310,7 @@ ssize_t srd_rxe_post(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 		flags &= ~FI_MULTI_RECV;	/* untagged receives only */
 	if (tagged ? ep->directed_tagged : ep->directed_msg) {
 		if (msg->addr != FI_ADDR_UNSPEC) {
-			src = srd_ep_peer(ep, msg->addr);
+			src = srd_msg_peer(ep, msg->addr);
 			if (!src)
 				return -FI_EINVAL;
 		} else if (ep->directed_exact) {
@@ -409,7 +361,7 @@ static struct srd_rxe *rxe_find_posted(struct srd_dlist *list, void *context)
 	return NULL;
 }
 
-int srd_rxe_cancel(struct srd_ep *ep, void *context)
+int srd_rxe_cancel(struct srd_msg_ep *ep, void *context)
 {
 	struct srd_rxe *rxe = rxe_find_posted(&ep->posted_tagged, context);
 	uint64_t flags = FI_RECV | FI_TAGGED;
@@ -429,7 +381,7 @@ int srd_rxe_cancel(struct srd_ep *ep, void *context)
 	}
 	srd_cq_write_err(ep->rx_cq, rxe->context, flags, FI_ECANCELED,
 			 FI_ECANCELED, 0, 0, 0, rxe->tag, FI_ADDR_NOTAVAIL);
-	srd_ep_cntr_inc(ep, SRD_CNTR_RECV, FI_ECANCELED);
+	srd_msg_cntr_inc(ep, SRD_CNTR_RECV, FI_ECANCELED);
 	srd_rxe_release(ep, rxe);
 	return 0;
 }

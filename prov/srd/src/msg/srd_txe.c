@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_txe.c: send operations: posting (checks, inject copies, protocol
  * choice), turning an operation into packets as packet entries and the
@@ -6,11 +7,11 @@
  * receive state or the transport's internals.
  */
 #include "config.h"
-#include "srd_msgl.h"
+#include "srd_msg.h"
 
 #include <stdlib.h>
 
-static bool txe_wants_comp(const struct srd_ep *ep, uint64_t flags)
+static bool txe_wants_comp(const struct srd_msg_ep *ep, uint64_t flags)
 {
 	if (flags & SRD_OP_NO_COMP)
 		return false;
@@ -46,7 +47,7 @@ static bool txe_is_responder(const struct srd_txe *txe)
 	return txe->proto == SRD_PKT_RMA_RESP;
 }
 
-static void txe_report_cq(struct srd_ep *ep, struct srd_txe *txe)
+static void txe_report_cq(struct srd_msg_ep *ep, struct srd_txe *txe)
 {
 	if (txe->completed)
 		return;
@@ -56,16 +57,16 @@ static void txe_report_cq(struct srd_ep *ep, struct srd_txe *txe)
 			     NULL, 0, 0, FI_ADDR_NOTAVAIL);
 }
 
-static void txe_report(struct srd_ep *ep, struct srd_txe *txe)
+static void txe_report(struct srd_msg_ep *ep, struct srd_txe *txe)
 {
 	if (txe_is_responder(txe) || txe->counted)
 		return;
 	txe_report_cq(ep, txe);
 	txe->counted = true;
-	srd_ep_cntr_inc(ep, txe_cntr_kind(txe), 0);
+	srd_msg_cntr_inc(ep, txe_cntr_kind(txe), 0);
 }
 
-static void txe_report_err(struct srd_ep *ep, struct srd_txe *txe)
+static void txe_report_err(struct srd_msg_ep *ep, struct srd_txe *txe)
 {
 	if (txe_is_responder(txe))
 		return;
@@ -74,21 +75,21 @@ static void txe_report_err(struct srd_ep *ep, struct srd_txe *txe)
 		/* Completed at post: only the error counter can tell. */
 		SRD_WARN(FI_LOG_EP_DATA, "operation failed after inject "
 			 "completion: %s\n", fi_strerror(-txe->err));
-		srd_ep_cntr_inc(ep, txe_cntr_kind(txe), txe->err);
+		srd_msg_cntr_inc(ep, txe_cntr_kind(txe), txe->err);
 		return;
 	}
 	txe->completed = true;
 	srd_cq_write_err(ep->tx_cq, txe->context, txe_comp_flags(txe),
 			 -txe->err, -txe->err, txe->total_len, 0, 0, txe->tag,
 			 FI_ADDR_NOTAVAIL);
-	srd_ep_cntr_inc(ep, txe_cntr_kind(txe), txe->err);
+	srd_msg_cntr_inc(ep, txe_cntr_kind(txe), txe->err);
 }
 
 /* Room for a copy the operation keeps (an inject's payload, atomic
  * operands and results): in the entry when small, else one of the
  * endpoint's inject-sized buffers, else (large atomics, or every buffer
  * taken) the heap. */
-uint8_t *srd_txe_bounce(struct srd_ep *ep, struct srd_txe *txe, size_t len)
+uint8_t *srd_txe_bounce(struct srd_msg_ep *ep, struct srd_txe *txe, size_t len)
 {
 	txe->bounce_pooled = false;
 	if (len <= SRD_TXE_INLINE)
@@ -101,7 +102,7 @@ uint8_t *srd_txe_bounce(struct srd_ep *ep, struct srd_txe *txe, size_t len)
 	return txe->bounce;
 }
 
-void srd_txe_bounce_free(struct srd_ep *ep, struct srd_txe *txe)
+void srd_txe_bounce_free(struct srd_msg_ep *ep, struct srd_txe *txe)
 {
 	uint8_t *b = txe->bounce;
 
@@ -114,7 +115,7 @@ void srd_txe_bounce_free(struct srd_ep *ep, struct srd_txe *txe)
 		free(b);
 }
 
-void srd_txe_release(struct srd_ep *ep, struct srd_txe *txe)
+void srd_txe_release(struct srd_msg_ep *ep, struct srd_txe *txe)
 {
 	if (txe->stalled)
 		srd_dlist_remove(&txe->entry);
@@ -124,7 +125,7 @@ void srd_txe_release(struct srd_ep *ep, struct srd_txe *txe)
 	srd_pool_put(&ep->txe_pool, txe);
 }
 
-static void txe_finish(struct srd_ep *ep, struct srd_txe *txe)
+static void txe_finish(struct srd_msg_ep *ep, struct srd_txe *txe)
 {
 	txe->state = SRD_TXE_DONE;
 	if (txe->err)
@@ -157,16 +158,16 @@ static bool txe_can_finish(const struct srd_txe *txe)
 	return txe_all_sent(txe) && (!txe->resp_wait || txe->resp_done);
 }
 
-static uint8_t txe_proto(const struct srd_ep *ep, uint64_t len)
+static uint8_t txe_proto(const struct srd_msg_ep *ep, uint64_t len)
 {
 	if (len <= ep->pkt_payload_max)
 		return SRD_PKT_EAGER;
-	if (len <= srd_params.eager_max)
+	if (len <= ep->cfg.eager_max)
 		return SRD_PKT_MEDIUM;
 	return SRD_PKT_RTS;
 }
 
-static void txe_stall(struct srd_ep *ep, struct srd_txe *txe)
+static void txe_stall(struct srd_msg_ep *ep, struct srd_txe *txe)
 {
 	if (!txe->stalled) {
 		txe->stalled = true;
@@ -174,11 +175,11 @@ static void txe_stall(struct srd_ep *ep, struct srd_txe *txe)
 	}
 }
 
-static void txe_next_msg_pkt(struct srd_ep *ep, struct srd_txe *txe,
+static void txe_next_msg_pkt(struct srd_msg_ep *ep, struct srd_txe *txe,
 			     struct srd_pke *pke);
 
 /* Builds txe's next packet; the caller checked txe_has_work(). */
-static void txe_next_pkt(struct srd_ep *ep, struct srd_txe *txe,
+static void txe_next_pkt(struct srd_msg_ep *ep, struct srd_txe *txe,
 			 struct srd_pke *pke)
 {
 	switch (txe->proto) {
@@ -201,7 +202,7 @@ static void txe_next_pkt(struct srd_ep *ep, struct srd_txe *txe,
 	txe->first_sent = true;
 }
 
-static void txe_next_msg_pkt(struct srd_ep *ep, struct srd_txe *txe,
+static void txe_next_msg_pkt(struct srd_msg_ep *ep, struct srd_txe *txe,
 			     struct srd_pke *pke)
 {
 	if (!txe->first_sent) {
@@ -225,7 +226,7 @@ static bool txe_has_work(const struct srd_txe *txe)
 	return txe->proto != SRD_PKT_RTS || txe->next_off < txe->credit_end;
 }
 
-void srd_txe_push(struct srd_ep *ep, struct srd_txe *txe)
+void srd_txe_push(struct srd_msg_ep *ep, struct srd_txe *txe)
 {
 	struct srd_pke *pke;
 
@@ -250,12 +251,12 @@ void srd_txe_push(struct srd_ep *ep, struct srd_txe *txe)
 /* Sends txe on the next progress step rather than now: a target's
  * answer, built while the transport hands up a request, then leaves
  * after the request is recorded and carries its ack along. */
-void srd_txe_queue(struct srd_ep *ep, struct srd_txe *txe)
+void srd_txe_queue(struct srd_msg_ep *ep, struct srd_txe *txe)
 {
 	txe_stall(ep, txe);
 }
 
-void srd_txe_push_pending(struct srd_ep *ep)
+void srd_txe_push_pending(struct srd_msg_ep *ep)
 {
 	struct srd_dlist *e;
 
@@ -269,7 +270,7 @@ void srd_txe_push_pending(struct srd_ep *ep)
 	}
 }
 
-void srd_txe_pkt_done(struct srd_ep *ep, struct srd_pke *pke, int err)
+void srd_txe_pkt_done(struct srd_msg_ep *ep, struct srd_pke *pke, int err)
 {
 	struct srd_txe *txe = pke->txe;
 
@@ -282,14 +283,14 @@ void srd_txe_pkt_done(struct srd_ep *ep, struct srd_pke *pke, int err)
 }
 
 /* The target's (last) response for txe arrived, or failed it. */
-void srd_txe_resp_arrived(struct srd_ep *ep, struct srd_txe *txe)
+void srd_txe_resp_arrived(struct srd_msg_ep *ep, struct srd_txe *txe)
 {
 	txe->resp_done = true;
 	if (txe_can_finish(txe))
 		txe_finish(ep, txe);
 }
 
-void srd_txe_handle_cts(struct srd_ep *ep, struct srd_peer *peer,
+void srd_txe_handle_cts(struct srd_msg_ep *ep, struct srd_peer *peer,
 			const struct srd_cts_hdr *cts)
 {
 	struct srd_txe *txe = srd_pool_lookup(&ep->txe_pool, cts->tx_id);
@@ -311,7 +312,7 @@ void srd_txe_handle_cts(struct srd_ep *ep, struct srd_peer *peer,
 }
 
 /* Fails the peer's sends that have no packet left to fail them. */
-void srd_txe_peer_failed(struct srd_ep *ep, struct srd_peer *peer, int err)
+void srd_txe_peer_failed(struct srd_msg_ep *ep, struct srd_peer *peer, int err)
 {
 	struct srd_dlist *e, *tmp;
 
@@ -327,7 +328,7 @@ void srd_txe_peer_failed(struct srd_ep *ep, struct srd_peer *peer, int err)
 	peer->tx_msg_id = 0;
 }
 
-static int txe_fill(struct srd_ep *ep, struct srd_txe *txe,
+static int txe_fill(struct srd_msg_ep *ep, struct srd_txe *txe,
 		    const struct fi_msg_tagged *msg, uint64_t flags)
 {
 	txe->ep = ep;
@@ -354,7 +355,7 @@ static int txe_fill(struct srd_ep *ep, struct srd_txe *txe,
 	return 0;
 }
 
-static int txe_check(struct srd_ep *ep, const struct fi_msg_tagged *msg,
+static int txe_check(struct srd_msg_ep *ep, const struct fi_msg_tagged *msg,
 		     uint64_t flags)
 {
 	uint64_t len;
@@ -374,7 +375,7 @@ static int txe_check(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 /* Starts a filled RMA or atomic operation.  With its data copied and
  * nothing to return, FI_INJECT_COMPLETE (or fi_inject_*: no completion)
  * is met at once; its counter still waits for the target's answer. */
-void srd_txe_start(struct srd_ep *ep, struct srd_txe *txe)
+void srd_txe_start(struct srd_msg_ep *ep, struct srd_txe *txe)
 {
 	bool caller_done = (txe->proto == SRD_PKT_WRITE && txe->bounce) ||
 			   (txe->proto == SRD_PKT_ATOMIC && !txe->res_count);
@@ -386,7 +387,7 @@ void srd_txe_start(struct srd_ep *ep, struct srd_txe *txe)
 }
 
 /* A new operation to peer; the caller fills what proto needs. */
-struct srd_txe *srd_txe_new(struct srd_ep *ep, struct srd_peer *peer,
+struct srd_txe *srd_txe_new(struct srd_msg_ep *ep, struct srd_peer *peer,
 			    uint8_t proto)
 {
 	bool app = proto != SRD_PKT_RMA_RESP;
@@ -409,7 +410,7 @@ struct srd_txe *srd_txe_new(struct srd_ep *ep, struct srd_peer *peer,
 	return txe;
 }
 
-ssize_t srd_txe_post(struct srd_ep *ep, const struct fi_msg_tagged *msg,
+ssize_t srd_txe_post(struct srd_msg_ep *ep, const struct fi_msg_tagged *msg,
 		     uint64_t flags, bool tagged)
 {
 	struct srd_peer *peer;
@@ -418,7 +419,7 @@ ssize_t srd_txe_post(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 
 	if (ret)
 		return ret;
-	peer = srd_ep_peer(ep, msg->addr);
+	peer = srd_msg_peer(ep, msg->addr);
 	if (!peer)
 		return -FI_EINVAL;
 	txe = srd_txe_new(ep, peer, SRD_PKT_EAGER);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_tp.c: the transport's frame: set-up, the receive dispatch (base
  * header checks, by packet class), timers and the progress step.
@@ -5,7 +6,7 @@
  * message packets: those go up through ops->recv untouched.
  */
 #include "config.h"
-#include "srd_tp.h"
+#include "srd_tp_int.h"
 #include "srd_rng.h"
 
 #include <errno.h>

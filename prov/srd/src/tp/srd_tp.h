@@ -1,5 +1,8 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
- * srd_tp.h: the SRD transport: reliable, unordered, at-most-once packets
+ * srd_tp.h: the SRD transport's public face (what the message layer, the
+ * tests and the simulator use; the transport's own files share
+ * srd_tp_int.h besides): reliable, unordered, at-most-once packets
  * between endpoints over an unreliable wire.
  *
  * Per peer, each direction is a "session" set up by a handshake that
@@ -340,65 +343,5 @@ static inline uint32_t srd_tp_max_payload(const struct srd_tp *tp,
 {
 	return tp->wire->mtu - (uint32_t)hdr_len;
 }
-
-/* internal, shared by srd_tp*.c */
-void srd_tp_fill_base(struct srd_tp *tp, struct srd_tp_peer *peer,
-		      struct srd_base_hdr *base, uint8_t type, uint16_t path);
-int srd_tp_post_raw(struct srd_tp *tp, struct srd_tp_peer *peer,
-		    const struct iovec *iov, int iovcnt, uint16_t path);
-void srd_tp_peer_rearm(struct srd_tp *tp, struct srd_tp_peer *peer);
-void srd_tp_hs_start(struct srd_tp *tp, struct srd_tp_peer *peer);
-void srd_tp_handle_hs(struct srd_tp *tp, const union srd_wire_addr *src,
-		      const uint8_t *buf, size_t len);
-void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err);
-void srd_tp_window_flush(struct srd_tp *tp, struct srd_tp_peer *peer);
-/* The peer's send ring back to the free list (nothing is in flight). */
-void srd_tp_ring_put(struct srd_tp *tp, struct srd_tp_peer *peer);
-void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
-			   uint64_t now);
-/* rx_ns: when the packet carrying the ack reached this host (its kernel
- * stamp): round trips are measured to it, not to when we got round to
- * reading it. */
-void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
-		       uint32_t cum, const uint8_t *sack, uint32_t sack_bytes,
-		       uint64_t rx_ns);
-/* An ack's delay echo: the network RTT of one packet (spec 5.14). */
-void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
-			 uint32_t psn, uint64_t host_delay_ns,
-			 uint64_t ack_rx_ns);
-uint64_t srd_tp_window_deadline(const struct srd_tp *tp,
-				const struct srd_tp_peer *peer);
-void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
-		    const uint8_t *buf, size_t len, uint64_t rx_ns);
-void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
-		   const uint8_t *buf, size_t len, uint64_t rx_ns);
-void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer);
-void srd_tp_ack_note_piggyback(struct srd_tp_peer *peer);
-void srd_tp_cc_init(struct srd_tp *tp, struct srd_tp_peer *peer);
-void srd_tp_window_rnr(struct srd_tp *tp, struct srd_tp_peer *peer,
-		       uint32_t psn);
-/* srd_tp_path.c */
-int srd_tp_paths_init(struct srd_tp *tp, struct srd_tp_peer *peer);
-uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
-			  int avoid);
-uint16_t srd_tp_path_pick_ctrl(struct srd_tp *tp, struct srd_tp_peer *peer);
-uint32_t srd_tp_path_sent(struct srd_tp_peer *peer, uint16_t path,
-			  uint32_t len, bool retx, uint64_t now);
-void srd_tp_path_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
-		       uint16_t path, uint32_t path_seq, uint64_t rtt_ns);
-void srd_tp_path_lost(struct srd_tp *tp, struct srd_tp_peer *peer,
-		      uint16_t path, uint64_t now);
-/* A loss that may be the peer's slowness, not the path's. */
-void srd_tp_path_suspect(struct srd_tp_peer *peer, uint16_t path);
-/* Sends the probes of DOWN paths that are due; returns the next due
- * time, or UINT64_MAX. */
-uint64_t srd_tp_paths_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
-			    uint64_t now);
-uint64_t srd_tp_paths_probe_deadline(const struct srd_tp *tp,
-				     const struct srd_tp_peer *peer);
-void srd_tp_probe_liveness(struct srd_tp *tp, struct srd_tp_peer *peer,
-			   uint32_t conn);
-void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
-			  const uint8_t *buf, size_t len);
 
 #endif /* SRD_TP_H */

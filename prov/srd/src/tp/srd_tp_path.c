@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_tp_path.c: path choice and path health, per peer (spec 5.12).
  *
@@ -16,7 +17,7 @@
  * It owns each peer's paths array; it must not touch the windows.
  */
 #include "config.h"
-#include "srd_tp.h"
+#include "srd_tp_int.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -224,6 +225,17 @@ uint64_t srd_tp_paths_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 }
 
 /* PATH_PROBE: echo it; PATH_ECHO: that path of ours works again. */
+/* Path changes are rare and worth an operator's look at level info. */
+static void tp_path_log(const struct srd_tp_peer *peer, uint16_t path,
+			const char *what)
+{
+	char addr[64];
+
+	SRD_INFO(FI_LOG_EP_DATA, "peer %s: path %u %s\n",
+		 srd_wire_addr_str(&peer->addr, addr, sizeof(addr)),
+		 (unsigned)path, what);
+}
+
 void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  const uint8_t *buf, size_t len)
 {
@@ -269,6 +281,7 @@ void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 		p->loss_score = SRD_TP_PATH_LOSS_SCORE;
 		peer->paths_down--;
 		tp->cnt.path_ups++;
+		tp_path_log(peer, probe->path, "up again (probe answered)");
 	}
 }
 
@@ -311,5 +324,6 @@ void srd_tp_path_lost(struct srd_tp *tp, struct srd_tp_peer *peer,
 		peer->paths_down++;
 		p->downs++;
 		tp->cnt.path_downs++;
+		tp_path_log(peer, path, "down (losses in a row, none acked)");
 	}
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_tp_peer.c: peers as explicit state: creation and lookup by
  * address, the session handshake (HS_REQ/HS_RESP), incarnation checks,
@@ -12,7 +13,7 @@
  * we were sending to its old incarnation fails.
  */
 #include "config.h"
-#include "srd_tp.h"
+#include "srd_tp_int.h"
 #include "srd_rng.h"
 
 #include <assert.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_tp_sack.c: the receiver's side of a session: duplicate filtering
  * with the sequence window, handing new packets up, and acknowledgement
@@ -6,7 +7,7 @@
  * and ack state; it must not interpret what it hands up.
  */
 #include "config.h"
-#include "srd_tp.h"
+#include "srd_tp_int.h"
 
 #include <errno.h>
 #include <string.h>

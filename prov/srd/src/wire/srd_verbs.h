@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_verbs.h: the verbs wire (UD queue pairs) and the libibverbs calls
  * it makes, as a table.
@@ -106,9 +107,6 @@ struct srd_wire_verbs_attr {
 int srd_wire_verbs_open(const struct srd_wire_verbs_attr *attr,
 			struct srd_wire **wire);
 
-/* Is name in the comma-separated list (NULL or "": every name is)?
- * FI_SRD_IFACE and FI_SRD_VERBS_DEVICE. */
-bool srd_name_listed(const char *list, const char *name);
 
 /* The Q_Key every srd UD QP uses (the high bit clear: not privileged). */
 #define SRD_VERBS_QKEY		0x53524400u

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_verbs_sys.c: the verbs calls the provider makes, bound to
  * libibverbs (struct srd_verbs_ops), and the switch a test uses to put

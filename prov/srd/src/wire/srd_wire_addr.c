@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_wire_addr.c: helpers on wire addresses (IPv4/IPv6 socket
  * addresses, and verbs UD addresses: GID + QP number).  Pure functions;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_wire_udp.c: the wire over UDP sockets.
  *
@@ -12,6 +13,7 @@
  */
 #include "config.h"
 #include "srd_wire.h"
+#include "srd_log.h"
 #include "srd_clock.h"
 #include "srd_list.h"
 
@@ -208,7 +210,12 @@ static int udp_socket(const union srd_wire_addr *bind_addr, int bufbytes)
 		ret = bind(fd, &bind_addr->sa,
 			   (socklen_t)srd_wire_addr_len(bind_addr));
 	if (ret) {
+		char name[64];
+
 		ret = -errno;
+		SRD_WARN(FI_LOG_EP_CTRL, "UDP socket on %s: %s\n",
+			 srd_wire_addr_str(bind_addr, name, sizeof(name)),
+			 strerror(-ret));
 		close(fd);
 		return ret;
 	}

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
- * srd_wire_verbs.c: the wire over verbs unreliable-datagram QPs, the
- * discovery of the ports it can run on, and the allow-list matching that
- * FI_SRD_VERBS_DEVICE and FI_SRD_IFACE share.
+ * srd_wire_verbs.c: the wire over verbs unreliable-datagram QPs: its data
+ * path (send, receive, QP and address-handle upkeep) and open/close.  The
+ * ports it can run on are found by srd_verbs_port.c.
  *
  * One receive QP (the endpoint's address: GID + its QPN) and nqps send
  * QPs (the first is the receive QP too); every datagram is copied into a
@@ -25,25 +26,6 @@
 #include "srd_verbs.h"
 
 #include <string.h>
-
-bool srd_name_listed(const char *list, const char *name)
-{
-	size_t len = strlen(name);
-
-	if (!list || !*list)
-		return true;
-	while (*list) {
-		const char *end = strchr(list, ',');
-		size_t n = end ? (size_t)(end - list) : strlen(list);
-
-		if (n == len && !strncmp(list, name, n))
-			return true;
-		if (!end)
-			break;
-		list = end + 1;
-	}
-	return false;
-}
 
 #ifdef HAVE_VERBS
 #include "srd_clock.h"
@@ -881,162 +863,6 @@ int srd_wire_verbs_open(const struct srd_wire_verbs_attr *attr,
 	vw->wire.rx_bytes = vw->rx_depth * vw->wire.mtu;
 	vw->async_at_ns = srd_clock_now_ns();
 	*wire = &vw->wire;
-	return 0;
-}
-
-/* --- discovery --------------------------------------------------------- */
-
-static uint32_t mtu_bytes(enum ibv_mtu m)
-{
-	switch (m) {
-	case IBV_MTU_256: return 256;
-	case IBV_MTU_512: return 512;
-	case IBV_MTU_1024: return 1024;
-	case IBV_MTU_2048: return 2048;
-	case IBV_MTU_4096: return 4096;
-	default: return 0;
-	}
-}
-
-static bool gid_is_zero(const uint8_t *gid)
-{
-	static const uint8_t zero[16];
-
-	return !memcmp(gid, zero, 16);
-}
-
-/* Preference: RoCE v2 with an IPv4-mapped address (routable, sprays),
- * RoCE v2 with a global IPv6 one, InfiniBand, RoCE v2 link-local (the
- * same on every link: not routable), RoCE v1. */
-static int gid_rank(const struct ibv_gid_entry *e)
-{
-	bool v4 = !memcmp(e->gid.raw, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12);
-	bool link_local = e->gid.raw[0] == 0xfe &&
-			  (e->gid.raw[1] & 0xc0) == 0x80;
-
-	if (gid_is_zero(e->gid.raw))
-		return -1;
-	switch (e->gid_type) {
-	case IBV_GID_TYPE_ROCE_V2: return v4 ? 5 : link_local ? 2 : 4;
-	case IBV_GID_TYPE_IB: return 3;
-	default: return 1;
-	}
-}
-
-static int port_pick_gid(const struct srd_verbs_ops *v,
-			 struct ibv_context *ctx, uint8_t port, int tbl_len,
-			 int want, struct ibv_gid_entry *best)
-{
-	int best_rank = -1;
-
-	for (int i = 0; i < tbl_len; i++) {
-		struct ibv_gid_entry e;
-		int rank;
-
-		if (want >= 0 && i != want)
-			continue;
-		memset(&e, 0, sizeof(e));
-		if (v->query_gid_ex(ctx, port, (uint32_t)i, &e))
-			continue;
-		rank = gid_rank(&e);
-		if (rank > best_rank) {
-			best_rank = rank;
-			*best = e;
-			best->gid_index = (uint32_t)i;
-		}
-	}
-	return best_rank;
-}
-
-static void port_pci(const char *dev, char *out, size_t len)
-{
-	char path[PATH_MAX], link[PATH_MAX];
-	ssize_t n;
-	const char *base;
-
-	out[0] = '\0';
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device", dev);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n <= 0)
-		return;
-	link[n] = '\0';
-	base = strrchr(link, '/');
-	snprintf(out, len, "%.31s", base ? base + 1 : link);
-}
-
-static int device_ports(const struct srd_verbs_ops *v, struct ibv_device *dev,
-			const char *allow, int gid_index,
-			struct srd_verbs_port **ports, int *count, int *cap)
-{
-	const char *name = v->get_device_name(dev);
-	struct ibv_context *ctx;
-	struct ibv_device_attr da;
-
-	/* iWARP has no unreliable datagrams */
-	if (!name || dev->transport_type == IBV_TRANSPORT_IWARP ||
-	    !srd_name_listed(allow, name))
-		return 0;
-	ctx = v->open_device(dev);
-	if (!ctx)
-		return 0;
-	if (v->query_device(ctx, &da))
-		goto out;
-	for (uint8_t p = 1; p <= da.phys_port_cnt; p++) {
-		struct ibv_port_attr pa;
-		struct ibv_gid_entry gid;
-		struct srd_verbs_port *sp;
-
-		memset(&pa, 0, sizeof(pa));
-		if (v->query_port(ctx, p, &pa) || pa.state != IBV_PORT_ACTIVE ||
-		    !mtu_bytes(pa.active_mtu) ||
-		    port_pick_gid(v, ctx, p, pa.gid_tbl_len, gid_index,
-				  &gid) < 0)
-			continue;
-		if (*count == *cap) {
-			int ncap = *cap ? 2 * *cap : 4;
-			void *n = realloc(*ports, (size_t)ncap * sizeof(**ports));
-
-			if (!n)
-				break;
-			*ports = n;
-			*cap = ncap;
-		}
-		sp = &(*ports)[(*count)++];
-		memset(sp, 0, sizeof(*sp));
-		snprintf(sp->dev_name, sizeof(sp->dev_name), "%s", name);
-		sp->port = p;
-		sp->gid_index = (int)gid.gid_index;
-		memcpy(sp->gid, gid.gid.raw, 16);
-		sp->roce = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
-		sp->lid = pa.lid;
-		sp->roce_v2 = gid.gid_type == IBV_GID_TYPE_ROCE_V2;
-		sp->mtu = mtu_bytes(pa.active_mtu);
-		port_pci(name, sp->pci_bus_id, sizeof(sp->pci_bus_id));
-	}
-out:
-	v->close_device(ctx);
-	return 0;
-}
-
-/* The ports srd can use, in device order; srd_iface.c orders them by
- * locality. */
-int srd_verbs_port_list(const char *allow, int gid_index,
-				 struct srd_verbs_port **ports, int *count)
-{
-	const struct srd_verbs_ops *v = srd_verbs_ops_get();
-	struct ibv_device **list;
-	int num = 0, cap = 0;
-
-	*ports = NULL;
-	*count = 0;
-	if (!v)
-		return 0;
-	list = v->get_device_list(&num);
-	if (!list)
-		return 0;		/* no verbs in the kernel: no ports */
-	for (int i = 0; i < num; i++)
-		device_ports(v, list[i], allow, gid_index, ports, count, &cap);
-	v->free_device_list(list);
 	return 0;
 }
 

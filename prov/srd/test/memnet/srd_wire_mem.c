@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_wire_mem.c: an in-memory network for tests and simulation.
  *
@@ -13,7 +14,7 @@
  * it and comes back through srd_memnet_arrive() or srd_memnet_drop().
  */
 #include "config.h"
-#include "srd_wire.h"
+#include "srd_memnet.h"
 #include "srd_heap.h"
 #include "srd_hmap.h"
 #include "srd_list.h"

@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
+# params_check.sh [TOP]: the FI_SRD_* parameters the provider defines
+# (fi_info -p srd -e, from the one table in prov/srd/src/fi/srd_params.c)
+# against the two places that document them: README.md's parameter table
+# and fi_srd(7)'s RUNTIME PARAMETERS.  Fails, naming the parameter, when
+# one lacks an entry, documents a parameter the provider does not have,
+# or gives another default.  Needs FI_PROVIDER_PATH to find the build.
+set -u
+top=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
+readme=$top/README.md
+man=$top/man/fi_srd.7
+command -v fi_info >/dev/null || { echo "SKIP: no fi_info"; exit 77; }
+
+# NAME DEFAULT, from the provider
+prov=$(fi_info -p srd -e 2>/dev/null | awk '
+	/^# FI_SRD_[A-Z0-9_]*:/ { name = $2; sub(/:$/, "", name); next }
+	name != "" && /\(default: [^)]*\)$/ {
+		d = $0; sub(/.*\(default: /, "", d); sub(/\)$/, "", d)
+		print name, d; name = "" }')
+[ -n "$prov" ] || { echo "FAIL: fi_info -p srd -e lists no FI_SRD_ parameter"; exit 1; }
+
+# NAME DEFAULT, from README's table: | `FI_SRD_X` | default | ... |
+doc_readme=$(awk -F'|' '$2 ~ /^ `FI_SRD_[A-Z0-9_]*` $/ {
+	n = $2; gsub(/[ `]/, "", n); d = $3; gsub(/^ +| +$/, "", d)
+	print n, d }' "$readme")
+
+# NAME DEFAULT, from the man page: ".TP / .B FI_SRD_X ... Default: V"
+doc_man=$(awk '
+	/^\.SH RUNTIME PARAMETERS/ { in_sec = 1; next }
+	/^\.SH / { in_sec = 0 }
+	!in_sec { next }
+	/^\.TP/ { tp = 1; next }
+	tp && /^\.B FI_SRD_/ { name = $2; tp = 0; next }
+	{ tp = 0 }
+	name != "" && /^Default: / {
+		d = $2; gsub(/\\-/, "-", d); sub(/[.,]$/, "", d)
+		print name, d; name = "" }' "$man")
+
+fail=0
+check() {	# check WHERE LIST: every provider parameter there, same default
+	local where=$1 list=$2 name def doc
+	while read -r name def; do
+		doc=$(awk -v n="$name" '$1 == n { $1 = ""; sub(/^ /, ""); print; exit }' <<<"$list")
+		if [ -z "$doc" ]; then
+			echo "FAIL: $name is not documented in $where"
+			fail=1
+		elif [ "${doc%% *}" != "${def%% *}" ] && [ "$doc" != "$def" ]; then
+			echo "FAIL: $name: default $def, but $where says $doc"
+			fail=1
+		fi
+	done <<<"$prov"
+	while read -r name _; do
+		[ -n "$name" ] || continue
+		grep -q "^$name " <<<"$prov" || {
+			echo "FAIL: $where documents $name, which the provider does not define"
+			fail=1; }
+	done <<<"$list"
+}
+check README.md "$doc_readme"
+check "fi_srd(7)" "$doc_man"
+# A value out of range is refused with a warning that names the
+# parameter, the value and what is used instead; so is a string that is
+# not one of its choices.
+refused() {	# refused VAR=VALUE EXPECTED-TEXT
+	local out
+	out=$(env "$1" FI_LOG_LEVEL=warn FI_LOG_PROV=srd fi_info -p srd -l 2>&1 >/dev/null)
+	if ! grep -qF "$2" <<<"$out"; then
+		echo "FAIL: $1 logged no \"$2\":"
+		echo "$out" | head -5
+		fail=1
+	fi
+}
+refused FI_SRD_PATHS=999 "FI_SRD_PATHS=999 refused (1 to 256); using 16"
+refused FI_SRD_RDV_WINDOW=100 "FI_SRD_RDV_WINDOW=100 refused (at least 4096); using 8388608"
+refused FI_SRD_WIRE=ib "FI_SRD_WIRE=ib refused (auto|udp|verbs); using auto"
+n=$(wc -l <<<"$prov")
+[ $fail -eq 0 ] && echo "PASS: $n FI_SRD_* parameters, README.md and fi_srd(7) agree with fi_info -e; out-of-range values refused with a warning"
+exit $fail

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/*
+ * srd_params.c: the one table of FI_SRD_* parameters.  Each row names a
+ * parameter, its type, where its value lives in srd_params, its range
+ * (or for a string its choices), and its help text; from the row come the
+ * fi_param_define call (what fi_info -e prints, the default appended), the
+ * read with its range check, and what params_check.sh compares README.md
+ * and fi_srd(7) against.  A new parameter is a new row here and nothing
+ * else in code.
+ * It must not interpret values beyond their range: the objects do.
+ */
+#include "config.h"
+#include "srd.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct srd_params srd_params = {
+	.paths = 16,
+	.inject_size = 4096,
+	.eager_max = 128 * 1024,
+	.rdv_window = 8 * 1024 * 1024,
+	.unexp_max_bytes = 256 * 1024 * 1024,
+	.tx_window = SRD_TP_WINDOW_DEFAULT,
+	.rto_min_us = SRD_TP_RTO_MIN_NS_DEFAULT / SRD_NS_PER_US,
+	.peer_timeout_ms = SRD_TP_PEER_TIMEOUT_NS_DEFAULT / SRD_NS_PER_MS,
+	.ack_delay_us = SRD_TP_ACK_DELAY_NS_DEFAULT / SRD_NS_PER_US,
+	.cc_target_us = SRD_TP_CC_TARGET_NS_DEFAULT / SRD_NS_PER_US,
+	.cwnd_init = SRD_TP_CWND_INIT_DEFAULT,
+	.path_step_us = SRD_TP_PATH_DELAY_STEP_NS / SRD_NS_PER_US,
+	.stats_interval_ms = 100,
+	.progress_thread = 1,
+	.progress_idle_us = 1000,
+	.sockbuf = 8 * 1024 * 1024,
+	.max_peers = 131072,
+	.verbs_gid_index = -1,
+	.verbs_qps = 4,
+	.verbs_rx_depth = 1024,
+	.verbs_tx_depth = 256,
+};
+
+/* A string parameter's default, as the docs say it. */
+#define SRD_PARAM_UNSET		"unset"
+
+struct srd_param_def {
+	const char *name;		/* FI_SRD_<NAME>, lower case */
+	enum fi_param_type type;
+	size_t offset;			/* into struct srd_params */
+	int64_t min, max;		/* INT and SIZE_T: accepted range */
+	const char *choices;		/* STRING: "a|b|c", or NULL: any */
+	const char *str_default;	/* STRING: the default, as documented */
+	const char *help;
+};
+
+#define P_INT(n, f, lo, hi, h) \
+	{ n, FI_PARAM_INT, offsetof(struct srd_params, f), lo, hi, NULL, NULL, h }
+#define P_SIZE(n, f, lo, hi, h) \
+	{ n, FI_PARAM_SIZE_T, offsetof(struct srd_params, f), lo, hi, NULL, NULL, h }
+#define P_BOOL(n, f, h) \
+	{ n, FI_PARAM_BOOL, offsetof(struct srd_params, f), 0, 1, NULL, NULL, h }
+#define P_STR(n, f, ch, def, h) \
+	{ n, FI_PARAM_STRING, offsetof(struct srd_params, f), 0, 0, ch, def, h }
+#define SRD_NO_MAX	INT64_MAX
+
+static const struct srd_param_def srd_param_table[] = {
+	P_STR("iface", iface, NULL, SRD_PARAM_UNSET,
+	      "Comma-separated names of the network interfaces srd may use; "
+	      "unset: every interface that is up"),
+	P_INT("paths", paths, 1, 256,
+	      "Paths (UDP source ports; on verbs, address handles with their "
+	      "own flow label) each endpoint sprays packets over, 1 to 256"),
+	P_STR("wire", wire, "auto|udp|verbs", "auto",
+	      "The lower wire: udp (sockets), verbs (libibverbs UD queue "
+	      "pairs, one domain per active RDMA port) or auto: the RDMA "
+	      "ports first, then the IP interfaces (udp only when "
+	      "FI_SRD_IFACE is set)"),
+	P_STR("gpu_pci", gpu_pci, NULL, SRD_PARAM_UNSET,
+	      "PCI address of the GPU this process uses (\"0000:17:00.0\"): "
+	      "domains are ordered by their distance to it, then by CPU "
+	      "locality"),
+	P_STR("verbs_device", verbs_device, NULL, SRD_PARAM_UNSET,
+	      "Comma-separated names of the RDMA devices the verbs wire may "
+	      "use; unset: every device with an active port"),
+	P_INT("verbs_gid_index", verbs_gid_index, -1, INT_MAX,
+	      "GID table entry the verbs wire uses; -1 picks RoCE v2 with an "
+	      "IPv4 address, then RoCE v2, InfiniBand, RoCE v1"),
+	P_INT("verbs_qps", verbs_qps, 1, 64,
+	      "Send queue pairs per verbs endpoint, 1 to 64: path entropy on "
+	      "devices that ignore the flow label"),
+	P_INT("verbs_rx_depth", verbs_rx_depth, 64, 65536,
+	      "Receive buffers each verbs endpoint keeps posted, 64 to 65536"),
+	P_INT("verbs_tx_depth", verbs_tx_depth, 32, 65536,
+	      "Send slots per verbs queue pair, 32 to 65536"),
+	P_SIZE("inject_size", inject_size, 0, 65536,
+	       "Largest message fi_inject accepts, bytes, at most 65536"),
+	P_SIZE("eager_max", eager_max, 0, SRD_NO_MAX,
+	       "Largest message sent eagerly; larger ones use the "
+	       "receiver-paced rendezvous"),
+	P_SIZE("rdv_window", rdv_window, 4096, SRD_NO_MAX,
+	       "Bytes a rendezvous receiver grants the sender at a time, at "
+	       "least 4096"),
+	P_SIZE("unexp_max_bytes", unexp_max_bytes, 0, SRD_NO_MAX,
+	       "Bytes of unexpected messages an endpoint buffers before it "
+	       "pushes back on senders"),
+	P_INT("max_peers", max_peers, 1, INT_MAX,
+	      "Peers an endpoint keeps transport state for (about 2.2 KiB "
+	      "each, and an 8 KiB send ring while packets are in flight to "
+	      "it); handshakes from further addresses are dropped"),
+	P_INT("tx_window", tx_window, 1, SRD_TP_WINDOW_MAX,
+	      "Packets in flight per peer, 1 to 1024"),
+	P_INT("rto_min_us", rto_min_us, 1, INT_MAX,
+	      "Floor of the retransmit timeout, microseconds"),
+	P_INT("peer_timeout", peer_timeout_ms, 1, INT_MAX,
+	      "Milliseconds without any answer after which a peer is "
+	      "unreachable and its operations fail"),
+	P_INT("ack_delay_us", ack_delay_us, 0, INT_MAX,
+	      "Longest a receiver waits to piggyback an ack before sending "
+	      "one, microseconds"),
+	P_INT("cc_target_us", cc_target_us, 0, INT_MAX,
+	      "Congestion control: queueing delay aimed at, microseconds "
+	      "above the least RTT seen; windows shrink when RTT exceeds "
+	      "it; 0 turns congestion control off"),
+	P_INT("cwnd_init", cwnd_init, 1, SRD_TP_WINDOW_MAX,
+	      "Congestion window of a new send session, packets, 1 to 1024 "
+	      "(and at most tx_window)"),
+	P_INT("path_step_us", path_step_us, 0, INT_MAX,
+	      "Path steering: a path whose RTT exceeds the best path's by "
+	      "this many microseconds gets one turn in two, twice as much "
+	      "one in three, and so on; about the queueing delay the "
+	      "fabric's switches can hold; 0 spreads evenly"),
+	P_BOOL("stats", stats,
+	       "Print the endpoint's transport, peer and path counters to "
+	       "stderr when it closes"),
+	P_STR("stats_dir", stats_dir, NULL, SRD_PARAM_UNSET,
+	      "Directory where each endpoint keeps a snapshot of its "
+	      "counters (srd-PID-N.stats) for fabtests' srd_stat"),
+	P_INT("stats_interval_ms", stats_interval_ms, 1, INT_MAX,
+	      "Milliseconds between snapshots in stats_dir"),
+	P_BOOL("progress_thread", progress_thread,
+	       "Run a thread that acks and retransmits while the "
+	       "application is not calling in"),
+	P_INT("progress_idle_us", progress_idle_us, 1, INT_MAX,
+	      "Microseconds without application calls before the progress "
+	      "thread takes over"),
+	P_SIZE("sockbuf", sockbuf, 0, SRD_NO_MAX,
+	       "Socket buffer bytes requested per UDP socket"),
+};
+
+#define SRD_PARAMS_COUNT \
+	(sizeof(srd_param_table) / sizeof(srd_param_table[0]))
+
+static void *param_field(const struct srd_param_def *p)
+{
+	return (char *)&srd_params + p->offset;
+}
+
+/* The default, as text: what fi_info -e and the docs show. */
+static void param_default_str(const struct srd_param_def *p, char *buf,
+			      size_t len)
+{
+	switch (p->type) {
+	case FI_PARAM_INT:
+	case FI_PARAM_BOOL:
+		snprintf(buf, len, "%d", *(int *)param_field(p));
+		break;
+	case FI_PARAM_SIZE_T:
+		snprintf(buf, len, "%zu", *(size_t *)param_field(p));
+		break;
+	default:
+		snprintf(buf, len, "%s", p->str_default);
+	}
+}
+
+static void param_define(const struct srd_param_def *p)
+{
+	char def[64];
+
+	param_default_str(p, def, sizeof(def));
+	fi_param_define(&srd_prov, p->name, p->type, "%s (default: %s)",
+			p->help, def);
+}
+
+static void param_refuse(const struct srd_param_def *p, const char *value,
+			 const char *why)
+{
+	char def[64], name[64];
+	size_t i;
+
+	for (i = 0; p->name[i] && i + 1 < sizeof(name); i++)
+		name[i] = (char)(p->name[i] >= 'a' && p->name[i] <= 'z' ?
+				 p->name[i] - 'a' + 'A' : p->name[i]);
+	name[i] = '\0';
+	param_default_str(p, def, sizeof(def));
+	SRD_WARN(FI_LOG_CORE, "FI_SRD_%s=%s refused (%s); using %s\n", name,
+		 value, why, def);
+}
+
+/* "1 to 256", or "at least 1" when the type's largest value is the top */
+static void param_range_str(const struct srd_param_def *p, int64_t top,
+			    char *buf, size_t len)
+{
+	if (p->max == top)
+		snprintf(buf, len, "at least %" PRId64, p->min);
+	else
+		snprintf(buf, len, "%" PRId64 " to %" PRId64, p->min, p->max);
+}
+
+static void param_read_int(const struct srd_param_def *p)
+{
+	char value[32], why[64];
+	int v;
+
+	if (fi_param_get_int(&srd_prov, p->name, &v))
+		return;
+	if (v >= p->min && v <= p->max) {
+		*(int *)param_field(p) = v;
+		return;
+	}
+	snprintf(value, sizeof(value), "%d", v);
+	param_range_str(p, INT_MAX, why, sizeof(why));
+	param_refuse(p, value, why);
+}
+
+static void param_read_size(const struct srd_param_def *p)
+{
+	char value[32], why[64];
+	size_t z;
+
+	if (fi_param_get_size_t(&srd_prov, p->name, &z))
+		return;
+	if (z >= (uint64_t)p->min && (p->max == SRD_NO_MAX ||
+				      z <= (uint64_t)p->max)) {
+		*(size_t *)param_field(p) = z;
+		return;
+	}
+	snprintf(value, sizeof(value), "%zu", z);
+	param_range_str(p, SRD_NO_MAX, why, sizeof(why));
+	param_refuse(p, value, why);
+}
+
+static bool param_choice_ok(const char *choices, const char *v)
+{
+	size_t len = strlen(v);
+
+	while (choices && *choices) {
+		const char *end = strchr(choices, '|');
+		size_t n = end ? (size_t)(end - choices) : strlen(choices);
+
+		if (n == len && !strncmp(choices, v, n))
+			return true;
+		choices = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
+static void param_read_str(const struct srd_param_def *p)
+{
+	char **field = param_field(p);
+	char *v = NULL;
+
+	if (fi_param_get_str(&srd_prov, p->name, &v) || !v)
+		return;
+	if (p->choices && !param_choice_ok(p->choices, v)) {
+		param_refuse(p, v, p->choices);
+		return;
+	}
+	*field = v;
+}
+
+static void param_read(const struct srd_param_def *p)
+{
+	switch (p->type) {
+	case FI_PARAM_INT:
+		param_read_int(p);
+		break;
+	case FI_PARAM_SIZE_T:
+		param_read_size(p);
+		break;
+	case FI_PARAM_BOOL:
+		fi_param_get_bool(&srd_prov, p->name, param_field(p));
+		break;
+	default:
+		param_read_str(p);
+	}
+}
+
+void srd_params_load(void)
+{
+	for (size_t i = 0; i < SRD_PARAMS_COUNT; i++)
+		param_define(&srd_param_table[i]);
+	for (size_t i = 0; i < SRD_PARAMS_COUNT; i++)
+		param_read(&srd_param_table[i]);
+}

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/*
+ * srd_tp_cc.c: congestion control of each peer's send window (spec 5.14):
+ * the window (cwnd) grows and shrinks here, on acks, delay samples, losses
+ * and timeouts that srd_tp_window.c reports.  It must not send, resend or
+ * free packets.
+ *
+ * Delay based, after Swift: every acked first transmission is an RTT
+ * sample; below base RTT + target the window grows (doubling per RTT in
+ * slow start, then by SRD_TP_CC_AI packets per RTT); above it the window
+ * shrinks in proportion to the excess delay, at most once per RTT and by
+ * at most SRD_TP_CC_MAX_MDF.  Loss is the secondary signal: SACK holes
+ * cut like the largest delay cut when the delay is over target too, by
+ * SRD_TP_CC_LOSS_MDF when more than ~3 % of the window is lost in an
+ * RTT, and not at all otherwise; a retransmit timeout drops the window to
+ * one packet and restarts slow start up to half the old window.
+ */
+#include "config.h"
+#include "srd_tp_int.h"
+
+static void tp_cc_clamp(struct srd_tp_peer *peer)
+{
+	if (peer->cwnd < SRD_TP_CWND_MIN)
+		peer->cwnd = SRD_TP_CWND_MIN;
+	if (peer->cwnd > peer->tx_window)
+		peer->cwnd = peer->tx_window;
+}
+
+/* A decrease, at most one per smoothed RTT. */
+static bool tp_cc_may_cut(const struct srd_tp_peer *peer, uint64_t now)
+{
+	return now - peer->cc_cut_ns >= peer->srtt_ns;
+}
+
+static void tp_cc_cut(struct srd_tp *tp, struct srd_tp_peer *peer,
+		      double factor, uint64_t now)
+{
+	peer->cwnd *= factor;
+	tp_cc_clamp(peer);
+	peer->ssthresh = peer->cwnd;
+	peer->cc_cut_ns = now;
+	peer->cc_cuts++;
+	tp->cnt.cc_cuts++;
+}
+
+/* Growth per packet acked, unless the last delay sample was high. */
+void srd_tp_cc_on_ack(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	if (!tp->cfg.cc_target_ns || peer->cc_above)
+		return;
+	if (peer->cwnd < peer->ssthresh)
+		peer->cwnd += 1.0;
+	else
+		peer->cwnd += SRD_TP_CC_AI / peer->cwnd;
+	tp_cc_clamp(peer);
+}
+
+/* A network RTT sample: the packet's RTT less the time it spent in the
+ * receiver's host (socket queue, scheduling, delayed ack), which says
+ * nothing about the network: on an oversubscribed host that time is
+ * milliseconds, and a window cut for it only slows everyone down. */
+static void tp_cc_on_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
+			   uint64_t rtt, uint64_t now)
+{
+	uint64_t target;
+
+	peer->last_fabric_rtt_ns = rtt;
+	peer->net_srtt_ns = peer->net_srtt_ns ?
+			    (7 * peer->net_srtt_ns + rtt) / 8 : rtt;
+	if (!peer->base_rtt_ns || rtt < peer->base_rtt_ns ||
+	    now - peer->base_rtt_at_ns > SRD_TP_BASE_RTT_AGE_NS) {
+		peer->base_rtt_ns = rtt;
+		peer->base_rtt_at_ns = now;
+	}
+	if (!tp->cfg.cc_target_ns)
+		return;
+	target = peer->base_rtt_ns + tp->cfg.cc_target_ns;
+	peer->cc_above = rtt > target;
+	if (peer->cc_above && tp_cc_may_cut(peer, now)) {
+		double f = 1.0 - SRD_TP_CC_BETA * (double)(rtt - target) /
+				 (double)rtt;
+
+		tp_cc_cut(tp, peer, f < 1.0 - SRD_TP_CC_MAX_MDF ?
+			  1.0 - SRD_TP_CC_MAX_MDF : f, now);
+	}
+}
+
+void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
+			 uint32_t psn, uint64_t host_delay_ns,
+			 uint64_t ack_rx_ns)
+{
+	struct srd_tp_pkt *pkt;
+	uint64_t rtt;
+
+	if (peer->tx_state != SRD_TP_TX_ACTIVE ||
+	    srd_seq_lt(psn, peer->tx_una) ||
+	    !srd_seq_lt(psn, peer->tx_next_psn))
+		return;
+	pkt = peer->tx_ring[psn % SRD_TP_WINDOW_MAX];
+	/* Karn: a resent packet's echo may be for either copy. */
+	if (!pkt || pkt->retries || ack_rx_ns <= pkt->sent_ns)
+		return;
+	rtt = ack_rx_ns - pkt->sent_ns;
+	/* A host delay longer than the whole round trip is an echo that
+	 * does not fit (clock steps, a stamp from another copy): skip it
+	 * rather than take the network for instantaneous. */
+	if (rtt <= host_delay_ns)
+		return;
+	tp_cc_on_delay(tp, peer, rtt - host_delay_ns, ack_rx_ns);
+}
+
+/* Loss is the second signal.  With queueing delay over target it is
+ * overflow: cut hard.  With short queues a loss or two per RTT is more
+ * likely a lossy link or path (path health steers around those), and a
+ * cut would only cost goodput; more than about 3 % of the window lost
+ * in one RTT is overflow somewhere the delay does not show (a full
+ * socket buffer in the receiving host): cut a little. */
+void srd_tp_cc_on_loss(struct srd_tp *tp, struct srd_tp_peer *peer,
+			  uint32_t nlost, uint64_t now)
+{
+	if (!tp->cfg.cc_target_ns)
+		return;
+	if (now - peer->cc_loss_epoch_ns >= peer->srtt_ns) {
+		peer->cc_loss_epoch_ns = now;
+		peer->cc_losses = 0;
+	}
+	peer->cc_losses += nlost;
+	if (!tp_cc_may_cut(peer, now))
+		return;
+	if (peer->cc_above)
+		tp_cc_cut(tp, peer, 1.0 - SRD_TP_CC_MAX_MDF, now);
+	else if (peer->cc_losses > 1 + peer->cwnd / 32)
+		tp_cc_cut(tp, peer, 1.0 - SRD_TP_CC_LOSS_MDF, now);
+}
+
+/* A timeout with nothing acked since the packets left: the first ones in
+ * a row halve the window (the peer was most likely just off the CPU, as
+ * on an oversubscribed host, where collapsing to one packet each time
+ * made transfers crawl); SRD_TP_RTO_RESET_AFTER in a row mean real
+ * trouble: one packet, and slow start up to half of what was. */
+void srd_tp_cc_on_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
+			     uint64_t now)
+{
+	if (!tp->cfg.cc_target_ns)
+		return;
+	if (!peer->rto_streak) {	/* what to restore if it was spurious */
+		peer->cwnd_undo = peer->cwnd;
+		peer->ssthresh_undo = peer->ssthresh;
+	}
+	if (++peer->rto_streak < SRD_TP_RTO_RESET_AFTER) {
+		/* halve, but slow-start back: ssthresh stays where it was */
+		double ssthresh = peer->ssthresh > peer->cwnd ?
+				  peer->ssthresh : peer->cwnd;
+
+		tp_cc_cut(tp, peer, 1.0 - SRD_TP_CC_MAX_MDF, now);
+		peer->ssthresh = ssthresh;
+		return;
+	}
+	peer->ssthresh = peer->cwnd / 2 > 2.0 ? peer->cwnd / 2 : 2.0;
+	peer->cwnd = SRD_TP_CWND_MIN;
+	peer->cc_cut_ns = now;
+	peer->cc_cuts++;
+	tp->cnt.cc_cuts++;
+}
+
+/* Called when a send session starts. */
+void srd_tp_cc_init(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	peer->cwnd = tp->cfg.cc_target_ns ? tp->cfg.cwnd_init :
+					    peer->tx_window;
+	peer->ssthresh = peer->tx_window;
+	tp_cc_clamp(peer);
+	peer->rnr_until_ns = 0;
+	peer->rnr_backoff_ns = 0;
+}
