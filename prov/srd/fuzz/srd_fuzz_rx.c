@@ -598,7 +598,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	fz_run(40 * SRD_NS_PER_MS);
 	if (fz_verbose) {
-		const struct srd_tp_counters *c = &srd_ep_of(fz_b.ep)->tp.cnt;
+		const struct srd_tp_counters *c = &srd_ep_of(fz_b.ep)->msg.tp.cnt;
 
 		fprintf(stderr, "b: rx %" PRIu64 " dup %" PRIu64 " malformed %"
 			PRIu64 " unknown %" PRIu64 " conn %" PRIu64 " window %"

@@ -147,7 +147,8 @@ uint64_t srd_wait_deadline_ms(int timeout_ms);
 /* FI_GETWAIT / FI_GETWAITOBJ for an object with this wait set. */
 int srd_wait_control(struct srd_wait *wait, enum fi_wait_obj obj,
 		     int command, void *arg);
-/* fi_*_strerror: the text of a (positive or negative) error number. */
+/* fi_*_strerror: the text of a (positive or negative) error number
+ * (srd_cq.c). */
 const char *srd_strerror_buf(int prov_errno, char *buf, size_t len);
 
 struct srd_ep;
@@ -162,12 +163,31 @@ int srd_ep_set_add(struct srd_ep_set *set, struct srd_wait *wait,
 void srd_ep_set_del(struct srd_ep_set *set, struct srd_wait *wait,
 		    struct srd_ep *ep);
 void srd_ep_set_progress(const struct srd_ep_set *set);
+/* The waiting side that a CQ and a counter share: the wait set (their
+ * endpoints' sockets and a signal fd), the endpoints bound to them
+ * (reading progresses them), the threads asleep in a blocking read, and
+ * whether the fd was handed out (FI_GETWAIT: someone polls it). */
+struct srd_waiter {
+	struct srd_wait wait;
+	struct srd_ep_set eps;
+	int sleepers;
+	bool fd_exported;
+};
+/* A completion or update arrived: wake whoever may be waiting for it. */
+static inline void srd_waiter_wake(struct srd_waiter *w)
+{
+	if (w->sleepers || w->fd_exported)
+		srd_wait_signal(&w->wait);
+}
+void srd_waiter_fini(struct srd_waiter *w);
+/* fi_control's FI_GETWAIT / FI_GETWAITOBJ for an object waited on by obj. */
+int srd_waiter_control(struct srd_waiter *w, enum fi_wait_obj obj,
+		       int command, void *arg);
 /* One sleep of a blocking read, with the domain lock held on entry and
  * exit (dropped while asleep): until a socket or the signal fd is
  * readable, the transports' next deadline, or deadline_ns. */
-void srd_wait_sleep(struct srd_domain *dom, struct srd_wait *wait,
-		    int *sleepers, const struct srd_ep_set *set,
-		    uint64_t deadline_ns);
+void srd_waiter_sleep(struct srd_domain *dom, struct srd_waiter *w,
+		      uint64_t deadline_ns);
 
 /* --- AV ------------------------------------------------------------------ */
 struct srd_av {
@@ -213,11 +233,8 @@ struct srd_cq {
 	size_t size;			/* fi_cq_attr size (or the default) */
 	size_t head, tail;
 	struct srd_dlist errs;
-	struct srd_wait wait;
-	struct srd_ep_set eps;		/* bound endpoints */
+	struct srd_waiter w;
 	int refs;
-	int sleepers;			/* threads in sread */
-	bool fd_exported;		/* FI_GETWAIT: someone polls our fd */
 	bool signaled;
 };
 int srd_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
@@ -230,11 +247,8 @@ struct srd_cntr {
 	uint64_t value;
 	uint64_t err;
 	enum fi_wait_obj wait_obj;
-	struct srd_wait wait;
-	struct srd_ep_set eps;		/* bound endpoints */
+	struct srd_waiter w;
 	int refs;
-	int sleepers;			/* threads in fi_cntr_wait */
-	bool fd_exported;		/* FI_GETWAIT: someone polls our fd */
 };
 int srd_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
 		  struct fid_cntr **cntr, void *context);
@@ -261,7 +275,7 @@ int srd_mr_reg(struct fid *fid, const void *buf, size_t len, uint64_t access,
 	       uint64_t offset, uint64_t requested_key, uint64_t flags,
 	       struct fid_mr **mr, void *context);
 extern struct fi_ops_mr srd_mr_ops;
-/* fi_query_atomic (srd_atomic.c) */
+/* fi_query_atomic (srd_ops_atomic.c) */
 int srd_query_atomic(const struct srd_domain *dom, enum fi_datatype dt,
 		     enum fi_op op, struct fi_atomic_attr *attr, uint64_t flags);
 
@@ -349,5 +363,36 @@ int srd_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
 int srd_no_control(struct fid *fid, int command, void *arg);
 int srd_no_ops_open(struct fid *fid, const char *name, uint64_t flags,
 		    void **ops, void *context);
+int srd_no_ep_ctx(struct fid_ep *sep, int index, struct fi_tx_attr *attr,
+		     struct fid_ep **ep, void *context);
+int srd_no_ep_rx_ctx(struct fid_ep *sep, int index,
+			struct fi_rx_attr *attr, struct fid_ep **ep,
+			void *context);
+int srd_no_ep_getpeer(struct fid_ep *ep, void *addr, size_t *addrlen);
+int srd_no_ep_connect(struct fid_ep *ep, const void *addr,
+			 const void *param, size_t paramlen);
+int srd_no_ep_listen(struct fid_pep *pep);
+int srd_no_ep_accept(struct fid_ep *ep, const void *param, size_t paramlen);
+int srd_no_ep_reject(struct fid_pep *pep, fid_t handle, const void *param,
+			size_t paramlen);
+int srd_no_ep_shutdown(struct fid_ep *ep, uint64_t flags);
+int srd_no_ep_join(struct fid_ep *ep, const void *addr, uint64_t flags,
+		      struct fid_mc **mc, void *context);
+int srd_no_domain_sep(struct fid_domain *domain, struct fi_info *info,
+			 struct fid_ep **sep, void *context);
+int srd_no_domain_poll(struct fid_domain *domain, struct fi_poll_attr *attr,
+			  struct fid_poll **pollset);
+int srd_no_domain_stx(struct fid_domain *domain, struct fi_tx_attr *attr,
+			 struct fid_stx **stx, void *context);
+int srd_no_domain_srx(struct fid_domain *domain, struct fi_rx_attr *attr,
+			 struct fid_ep **rx_ep, void *context);
+int srd_no_domain_query_collective(struct fid_domain *domain,
+				   enum fi_collective_op coll,
+				   struct fi_collective_attr *attr,
+				   uint64_t flags);
+int srd_no_fabric_pep(struct fid_fabric *fabric, struct fi_info *info,
+			 struct fid_pep **pep, void *context);
+int srd_no_fabric_wait(struct fid_fabric *fabric, struct fi_wait_attr *attr,
+			  struct fid_wait **waitset);
 
 #endif /* SRD_H */

@@ -17,8 +17,7 @@ static inline struct srd_cntr *cntr_of(struct fid_cntr *fid)
 
 static void cntr_wake(struct srd_cntr *cntr)
 {
-	if (cntr->sleepers || cntr->fd_exported)
-		srd_wait_signal(&cntr->wait);
+	srd_waiter_wake(&cntr->w);
 }
 
 void srd_cntr_inc(struct srd_cntr *cntr)
@@ -40,7 +39,7 @@ static uint64_t cntr_progress_read(struct srd_cntr *cntr,
 	uint64_t v;
 
 	srd_domain_lock(cntr->dom);
-	srd_ep_set_progress(&cntr->eps);
+	srd_ep_set_progress(&cntr->w.eps);
 	v = *field;
 	srd_domain_unlock(cntr->dom);
 	return v;
@@ -96,15 +95,14 @@ static int cntr_wait(struct fid_cntr *fid, uint64_t threshold, int timeout)
 		return -FI_EINVAL;	/* would spin forever without a wait */
 	for (;;) {
 		srd_domain_lock(cntr->dom);
-		srd_ep_set_progress(&cntr->eps);
+		srd_ep_set_progress(&cntr->w.eps);
 		if (cntr->value >= threshold || cntr->err != err0) {
 			int ret = cntr->value >= threshold ? 0 : -FI_EAVAIL;
 
 			srd_domain_unlock(cntr->dom);
 			return ret;
 		}
-		srd_wait_sleep(cntr->dom, &cntr->wait, &cntr->sleepers,
-			       &cntr->eps, deadline);
+		srd_waiter_sleep(cntr->dom, &cntr->w, deadline);
 		srd_domain_unlock(cntr->dom);
 		if (srd_clock_now_ns() >= deadline && cntr->value < threshold)
 			return -FI_ETIMEDOUT;
@@ -132,8 +130,7 @@ static int cntr_close(struct fid *fid)
 	srd_domain_lock(cntr->dom);
 	cntr->dom->refs--;
 	srd_domain_unlock(cntr->dom);
-	srd_wait_fini(&cntr->wait);
-	free(cntr->eps.eps);
+	srd_waiter_fini(&cntr->w);
 	free(cntr);
 	return 0;
 }
@@ -142,12 +139,7 @@ static int cntr_control(struct fid *fid, int command, void *arg)
 {
 	struct srd_cntr *cntr = srd_container_of(fid, struct srd_cntr,
 						 cntr_fid.fid);
-	int ret = srd_wait_control(&cntr->wait, cntr->wait_obj, command, arg);
-
-	/* Someone may now poll our fd: every update must signal it. */
-	if (!ret && command == FI_GETWAIT)
-		cntr->fd_exported = true;
-	return ret;
+	return srd_waiter_control(&cntr->w, cntr->wait_obj, command, arg);
 }
 
 static struct fi_ops srd_cntr_fi_ops = {
@@ -174,7 +166,7 @@ int srd_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
 	cntr = calloc(1, sizeof(*cntr));
 	if (!cntr)
 		return -FI_ENOMEM;
-	ret = srd_wait_init(&cntr->wait);
+	ret = srd_wait_init(&cntr->w.wait);
 	if (ret) {
 		free(cntr);
 		return ret;

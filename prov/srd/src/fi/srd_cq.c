@@ -8,6 +8,7 @@
 #include "config.h"
 #include "srd.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 static inline struct srd_cq *cq_of(struct fid_cq *cq_fid)
@@ -62,8 +63,7 @@ void srd_cq_write(struct srd_cq *cq, void *context, uint64_t flags,
 	comp->entry.data = data;
 	comp->entry.tag = tag;
 	comp->src = src;
-	if (cq->sleepers || cq->fd_exported)
-		srd_wait_signal(&cq->wait);
+	srd_waiter_wake(&cq->w);
 }
 
 void srd_cq_write_err(struct srd_cq *cq, void *context, uint64_t flags,
@@ -89,8 +89,7 @@ void srd_cq_write_err(struct srd_cq *cq, void *context, uint64_t flags,
 	e->err.prov_errno = prov_errno;
 	e->src = src;
 	srd_dlist_insert_tail(&cq->errs, &e->entry);
-	if (cq->sleepers || cq->fd_exported)
-		srd_wait_signal(&cq->wait);
+	srd_waiter_wake(&cq->w);
 }
 
 /* Out of line so that profiles (srd_callgrind.sh) count the hand-over of
@@ -158,7 +157,7 @@ static ssize_t cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 		return -FI_EINVAL;
 	srd_domain_lock(cq->dom);
 	if (!cq_count(cq))
-		srd_ep_set_progress(&cq->eps);
+		srd_ep_set_progress(&cq->w.eps);
 	ret = cq_pop(cq, buf, count, src);
 	srd_domain_unlock(cq->dom);
 	return ret;
@@ -241,8 +240,7 @@ static ssize_t cq_sreadfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 			srd_domain_unlock(cq->dom);
 			continue;
 		}
-		srd_wait_sleep(cq->dom, &cq->wait, &cq->sleepers, &cq->eps,
-			       deadline);
+		srd_waiter_sleep(cq->dom, &cq->w, deadline);
 		srd_domain_unlock(cq->dom);
 		if (srd_clock_now_ns() >= deadline)
 			return cq_readfrom(cq_fid, buf, count, src);
@@ -262,8 +260,19 @@ static int cq_signal(struct fid_cq *cq_fid)
 	srd_domain_lock(cq->dom);
 	cq->signaled = true;
 	srd_domain_unlock(cq->dom);
-	srd_wait_signal(&cq->wait);
+	srd_wait_signal(&cq->w.wait);
 	return 0;
+}
+
+const char *srd_strerror_buf(int prov_errno, char *buf, size_t len)
+{
+	const char *str = fi_strerror(prov_errno < 0 ? -prov_errno :
+				      prov_errno);
+
+	if (!buf || !len)
+		return str;
+	snprintf(buf, len, "%s", str);
+	return buf;
 }
 
 static const char *cq_strerror(struct fid_cq *cq_fid, int prov_errno,
@@ -288,10 +297,10 @@ int srd_cq_trywait(struct srd_cq *cq)
 	bool ready;
 
 	srd_domain_lock(cq->dom);
-	srd_ep_set_progress(&cq->eps);
+	srd_ep_set_progress(&cq->w.eps);
 	ready = cq_count(cq) || !srd_dlist_empty(&cq->errs);
 	if (!ready)
-		srd_wait_drain(&cq->wait);
+		srd_wait_drain(&cq->w.wait);
 	srd_domain_unlock(cq->dom);
 	return ready ? -FI_EAGAIN : 0;
 }
@@ -308,8 +317,7 @@ static int cq_close(struct fid *fid)
 	srd_domain_unlock(cq->dom);
 	while ((e = srd_dlist_pop_head(&cq->errs)))
 		free(srd_container_of(e, struct srd_cq_err, entry));
-	srd_wait_fini(&cq->wait);
-	free(cq->eps.eps);
+	srd_waiter_fini(&cq->w);
 	free(cq->ring);
 	free(cq);
 	return 0;
@@ -318,12 +326,7 @@ static int cq_close(struct fid *fid)
 static int cq_control(struct fid *fid, int command, void *arg)
 {
 	struct srd_cq *cq = srd_container_of(fid, struct srd_cq, cq_fid.fid);
-	int ret = srd_wait_control(&cq->wait, cq->wait_obj, command, arg);
-
-	/* Someone may now poll our fd: every completion must signal it. */
-	if (!ret && command == FI_GETWAIT)
-		cq->fd_exported = true;
-	return ret;
+	return srd_waiter_control(&cq->w, cq->wait_obj, command, arg);
 }
 
 static struct fi_ops srd_cq_fi_ops = {
@@ -376,7 +379,7 @@ int srd_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 	if (!cq)
 		return -FI_ENOMEM;
 	cq->ring = malloc(cap * sizeof(*cq->ring));
-	ret = cq->ring ? srd_wait_init(&cq->wait) : -FI_ENOMEM;
+	ret = cq->ring ? srd_wait_init(&cq->w.wait) : -FI_ENOMEM;
 	if (ret) {
 		free(cq->ring);
 		free(cq);

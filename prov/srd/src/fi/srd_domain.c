@@ -35,30 +35,6 @@ static struct fi_ops srd_domain_fi_ops = {
 	.ops_open = srd_no_ops_open,
 };
 
-static int domain_no_sep(struct fid_domain *domain, struct fi_info *info,
-			 struct fid_ep **sep, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static int domain_no_poll(struct fid_domain *domain, struct fi_poll_attr *attr,
-			  struct fid_poll **pollset)
-{
-	return -FI_ENOSYS;
-}
-
-static int domain_no_stx(struct fid_domain *domain, struct fi_tx_attr *attr,
-			 struct fid_stx **stx, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static int domain_no_srx(struct fid_domain *domain, struct fi_rx_attr *attr,
-			 struct fid_ep **rx_ep, void *context)
-{
-	return -FI_ENOSYS;
-}
-
 static int domain_query_atomic(struct fid_domain *domain,
 			       enum fi_datatype datatype, enum fi_op op,
 			       struct fi_atomic_attr *attr, uint64_t flags)
@@ -68,26 +44,18 @@ static int domain_query_atomic(struct fid_domain *domain,
 				datatype, op, attr, flags);
 }
 
-static int domain_query_collective(struct fid_domain *domain,
-				   enum fi_collective_op coll,
-				   struct fi_collective_attr *attr,
-				   uint64_t flags)
-{
-	return -FI_ENOSYS;
-}
-
 static struct fi_ops_domain srd_domain_ops = {
 	.size = sizeof(struct fi_ops_domain),
 	.av_open = srd_av_open,
 	.cq_open = srd_cq_open,
 	.endpoint = srd_ep_open,
-	.scalable_ep = domain_no_sep,
+	.scalable_ep = srd_no_domain_sep,
 	.cntr_open = srd_cntr_open,
-	.poll_open = domain_no_poll,
-	.stx_ctx = domain_no_stx,
-	.srx_ctx = domain_no_srx,
+	.poll_open = srd_no_domain_poll,
+	.stx_ctx = srd_no_domain_stx,
+	.srx_ctx = srd_no_domain_srx,
 	.query_atomic = domain_query_atomic,
-	.query_collective = domain_query_collective,
+	.query_collective = srd_no_domain_query_collective,
 };
 
 /* The interface named by the info's domain name (or its source address). */

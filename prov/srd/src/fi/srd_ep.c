@@ -8,6 +8,7 @@
  * layer's state (msg/srd_msg_ep.c owns it).
  */
 #include "config.h"
+#include "srd_minmax.h"
 #include "srd.h"
 
 #include <stdlib.h>
@@ -19,70 +20,6 @@ int srd_ep_progress(struct srd_ep *ep)
 	if (ep->msg.enabled && ep->stats_path)
 		srd_stats_tick(ep);
 	return work;
-}
-
-void srd_ep_set_progress(const struct srd_ep_set *set)
-{
-	for (int i = 0; i < set->count; i++) {
-		srd_progress_note_app(set->eps[i]->dom, set->eps[i]);
-		srd_ep_progress(set->eps[i]);
-	}
-}
-
-int srd_ep_set_add(struct srd_ep_set *set, struct srd_wait *wait,
-		   struct srd_ep *ep)
-{
-	struct srd_ep **eps;
-
-	for (int i = 0; i < set->count; i++)
-		if (set->eps[i] == ep)
-			return 0;
-	eps = realloc(set->eps, (size_t)(set->count + 1) * sizeof(*eps));
-	if (!eps)
-		return -FI_ENOMEM;
-	set->eps = eps;
-	set->eps[set->count++] = ep;
-	return srd_wait_add_fd(wait, ep->wire->ops->fd(ep->wire));
-}
-
-void srd_ep_set_del(struct srd_ep_set *set, struct srd_wait *wait,
-		    struct srd_ep *ep)
-{
-	for (int i = 0; i < set->count; i++) {
-		if (set->eps[i] != ep)
-			continue;
-		set->eps[i] = set->eps[--set->count];
-		srd_wait_del_fd(wait, ep->wire->ops->fd(ep->wire));
-		return;
-	}
-}
-
-static uint64_t ep_set_deadline(const struct srd_ep_set *set)
-{
-	uint64_t next = UINT64_MAX;
-
-	for (int i = 0; i < set->count; i++) {
-		uint64_t d = srd_ep_next_deadline(set->eps[i]);
-
-		next = d < next ? d : next;
-	}
-	return next;
-}
-
-void srd_wait_sleep(struct srd_domain *dom, struct srd_wait *wait,
-		    int *sleepers, const struct srd_ep_set *set,
-		    uint64_t deadline_ns)
-{
-	uint64_t next = ep_set_deadline(set);
-
-	srd_wait_drain(wait);
-	(*sleepers)++;
-	srd_domain_unlock(dom);
-	if (srd_clock_now_ns() < deadline_ns)
-		srd_wait_until(wait->epfd, next < deadline_ns ? next :
-			       deadline_ns);
-	srd_domain_lock(dom);
-	(*sleepers)--;
 }
 
 uint64_t srd_ep_next_deadline(struct srd_ep *ep)
@@ -102,7 +39,7 @@ static int ep_bind_cq(struct srd_ep *ep, struct srd_cq *cq, uint64_t flags)
 	if (((flags & FI_TRANSMIT) && ep->msg.tx_cq) ||
 	    ((flags & FI_RECV) && ep->msg.rx_cq))
 		return -FI_EINVAL;
-	ret = srd_ep_set_add(&cq->eps, &cq->wait, ep);
+	ret = srd_ep_set_add(&cq->w.eps, &cq->w.wait, ep);
 	if (ret)
 		return ret;
 	if (flags & FI_TRANSMIT) {
@@ -125,7 +62,7 @@ static void ep_cntr_release(struct srd_ep *ep, struct srd_cntr *cntr)
 	for (int k = 0; k < SRD_CNTR_KINDS; k++)
 		if (ep->msg.cntrs[k] == cntr)
 			return;
-	srd_ep_set_del(&cntr->eps, &cntr->wait, ep);
+	srd_ep_set_del(&cntr->w.eps, &cntr->w.wait, ep);
 }
 
 static int ep_bind_cntr(struct srd_ep *ep, struct srd_cntr *cntr,
@@ -140,7 +77,7 @@ static int ep_bind_cntr(struct srd_ep *ep, struct srd_cntr *cntr,
 	if (!flags || (flags & ~(FI_SEND | FI_RECV | FI_READ | FI_WRITE |
 				 FI_REMOTE_READ | FI_REMOTE_WRITE)))
 		return -FI_EBADFLAGS;
-	ret = srd_ep_set_add(&cntr->eps, &cntr->wait, ep);
+	ret = srd_ep_set_add(&cntr->w.eps, &cntr->w.wait, ep);
 	if (ret)
 		return ret;
 	for (int k = 0; k < SRD_CNTR_KINDS; k++) {
@@ -260,11 +197,11 @@ static void ep_unbind_all(struct srd_ep *ep)
 		ep->msg.av->refs--;
 	if (ep->msg.tx_cq) {
 		ep->msg.tx_cq->refs--;
-		srd_ep_set_del(&ep->msg.tx_cq->eps, &ep->msg.tx_cq->wait, ep);
+		srd_ep_set_del(&ep->msg.tx_cq->w.eps, &ep->msg.tx_cq->w.wait, ep);
 	}
 	if (ep->msg.rx_cq) {
 		ep->msg.rx_cq->refs--;
-		srd_ep_set_del(&ep->msg.rx_cq->eps, &ep->msg.rx_cq->wait, ep);
+		srd_ep_set_del(&ep->msg.rx_cq->w.eps, &ep->msg.rx_cq->w.wait, ep);
 	}
 	for (int k = 0; k < SRD_CNTR_KINDS; k++) {
 		struct srd_cntr *cntr = ep->msg.cntrs[k];
@@ -405,19 +342,6 @@ static int ep_setopt(fid_t fid, int level, int optname, const void *optval,
 	}
 }
 
-static int ep_no_ctx(struct fid_ep *sep, int index, struct fi_tx_attr *attr,
-		     struct fid_ep **ep, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static int ep_no_rx_ctx(struct fid_ep *sep, int index,
-			struct fi_rx_attr *attr, struct fid_ep **ep,
-			void *context)
-{
-	return -FI_ENOSYS;
-}
-
 static ssize_t ep_rx_size_left(struct fid_ep *ep_fid)
 {
 	struct srd_ep *ep = srd_ep_of(ep_fid);
@@ -437,8 +361,8 @@ static struct fi_ops_ep srd_ep_ops = {
 	.cancel = ep_cancel,
 	.getopt = ep_getopt,
 	.setopt = ep_setopt,
-	.tx_ctx = ep_no_ctx,
-	.rx_ctx = ep_no_rx_ctx,
+	.tx_ctx = srd_no_ep_ctx,
+	.rx_ctx = srd_no_ep_rx_ctx,
 	.rx_size_left = ep_rx_size_left,
 	.tx_size_left = ep_tx_size_left,
 };
@@ -650,53 +574,15 @@ static int ep_setname(fid_t fid, void *addr, size_t addrlen)
 	return ret;
 }
 
-static int ep_no_getpeer(struct fid_ep *ep, void *addr, size_t *addrlen)
-{
-	return -FI_ENOSYS;
-}
-
-static int ep_no_connect(struct fid_ep *ep, const void *addr,
-			 const void *param, size_t paramlen)
-{
-	return -FI_ENOSYS;
-}
-
-static int ep_no_listen(struct fid_pep *pep)
-{
-	return -FI_ENOSYS;
-}
-
-static int ep_no_accept(struct fid_ep *ep, const void *param, size_t paramlen)
-{
-	return -FI_ENOSYS;
-}
-
-static int ep_no_reject(struct fid_pep *pep, fid_t handle, const void *param,
-			size_t paramlen)
-{
-	return -FI_ENOSYS;
-}
-
-static int ep_no_shutdown(struct fid_ep *ep, uint64_t flags)
-{
-	return -FI_ENOSYS;
-}
-
-static int ep_no_join(struct fid_ep *ep, const void *addr, uint64_t flags,
-		      struct fid_mc **mc, void *context)
-{
-	return -FI_ENOSYS;
-}
-
 struct fi_ops_cm srd_cm_ops = {
 	.size = sizeof(struct fi_ops_cm),
 	.setname = ep_setname,
 	.getname = ep_getname,
-	.getpeer = ep_no_getpeer,
-	.connect = ep_no_connect,
-	.listen = ep_no_listen,
-	.accept = ep_no_accept,
-	.reject = ep_no_reject,
-	.shutdown = ep_no_shutdown,
-	.join = ep_no_join,
+	.getpeer = srd_no_ep_getpeer,
+	.connect = srd_no_ep_connect,
+	.listen = srd_no_ep_listen,
+	.accept = srd_no_ep_accept,
+	.reject = srd_no_ep_reject,
+	.shutdown = srd_no_ep_shutdown,
+	.join = srd_no_ep_join,
 };

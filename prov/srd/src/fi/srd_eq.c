@@ -5,6 +5,7 @@
  * read, readerr, sread with a timeout, and strerror.  Owns its events.
  */
 #include "config.h"
+#include "srd_minmax.h"
 #include "srd.h"
 
 #include <stdlib.h>
@@ -129,7 +130,7 @@ int srd_eq_report(struct fid_eq *eq_fid, uint32_t event, const void *entry,
 		return -FI_ENOMEM;
 	ev->event = event;
 	ev->is_err = is_err;
-	ev->len = len < sizeof(ev->data) ? len : sizeof(ev->data);
+	ev->len = SRD_MIN(len, sizeof(ev->data));
 	memcpy(ev->data, entry, ev->len);
 	pthread_mutex_lock(&eq->lock);
 	srd_dlist_insert_tail(&eq->events, &ev->entry);

@@ -29,18 +29,6 @@ static struct fi_ops srd_fabric_fi_ops = {
 	.ops_open = srd_no_ops_open,
 };
 
-static int fabric_no_pep(struct fid_fabric *fabric, struct fi_info *info,
-			 struct fid_pep **pep, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static int fabric_no_wait(struct fid_fabric *fabric, struct fi_wait_attr *attr,
-			  struct fid_wait **waitset)
-{
-	return -FI_ENOSYS;
-}
-
 /* -FI_EAGAIN if a CQ already holds completions, so the caller reads
  * instead of sleeping on the fds. */
 static int fabric_trywait(struct fid_fabric *fabric, struct fid **fids,
@@ -69,9 +57,9 @@ static int fabric_trywait(struct fid_fabric *fabric, struct fid **fids,
 static struct fi_ops_fabric srd_fabric_ops = {
 	.size = sizeof(struct fi_ops_fabric),
 	.domain = srd_domain_open,
-	.passive_ep = fabric_no_pep,
+	.passive_ep = srd_no_fabric_pep,
 	.eq_open = srd_eq_open,
-	.wait_open = fabric_no_wait,
+	.wait_open = srd_no_fabric_wait,
 	.trywait = fabric_trywait,
 };
 

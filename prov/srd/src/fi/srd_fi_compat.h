@@ -27,6 +27,8 @@
 
 #include <rdma/fabric.h>
 
+#include "srd_minmax.h"
+
 #define SRD_API_VERSION		FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION)
 
 /* True when the caller speaks API maj.min or later.  (FI_VERSION_GE is
@@ -44,7 +46,7 @@ static inline uint32_t srd_api_unnamed(void)
 {
 	uint32_t runtime = fi_version();
 
-	return runtime < SRD_API_VERSION ? runtime : SRD_API_VERSION;
+	return SRD_MIN(runtime, (uint32_t)SRD_API_VERSION);
 }
 
 /* mr_mode values of API 1.4 and earlier (deprecated in 2.0). */

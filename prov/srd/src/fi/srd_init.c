@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_init.c: the provider's entry point (fi_prov_ini), which loads the
- * FI_SRD_* parameters (srd_params.c), and fi_getinfo: resolving node/service, choosing the
- * interfaces that can reach the requested addresses, and building one
- * fi_info per usable interface.  Objects are opened elsewhere.
+ * FI_SRD_* parameters (srd_params.c), and fi_getinfo: resolving
+ * node/service, choosing the interfaces that can reach the requested
+ * addresses, and building one fi_info per usable interface.  Objects are opened elsewhere.
  */
 #include "config.h"
 #include "srd.h"

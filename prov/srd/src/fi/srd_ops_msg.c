@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
- * srd_msg.c: the fi_ops_msg entry points, each a thin shim that fills a
+ * srd_ops_msg.c: the fi_ops_msg entry points, each a thin shim that fills a
  * message descriptor and calls the one generic send or receive post
  * under the domain lock.  No protocol logic lives here.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
- * srd_tagged.c: the fi_ops_tagged entry points: thin shims onto the
- * generic send and receive posts of srd_msg.c.  No protocol logic here.
+ * srd_ops_tagged.c: the fi_ops_tagged entry points: thin shims onto the
+ * generic send and receive posts of srd_ops_msg.c.  No protocol logic here.
  */
 #include "config.h"
 #include "srd.h"

@@ -19,6 +19,7 @@
  * running in code that is then unmapped crashes the exiting process.
  */
 #include "config.h"
+#include "srd_minmax.h"
 #include "srd.h"
 
 #include <sched.h>
@@ -96,7 +97,7 @@ static void *progress_main(void *arg)
 			uint64_t d = progress_one(prog, srd_container_of(e,
 						  struct srd_ep, dom_entry), now);
 
-			until = d < until ? d : until;
+			until = SRD_MIN(d, until);
 		}
 		prog->until = until;
 		pthread_mutex_unlock(&dom->lock);

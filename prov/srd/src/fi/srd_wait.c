@@ -3,11 +3,16 @@
  * srd_wait.c: sleeping without spinning: an epoll set (wire sockets plus
  * an eventfd for signals) and a wait with a nanosecond deadline, so that a
  * thread in fi_cq_sread wakes for packets, for fi_cq_signal and for the
- * transport's next timer, whichever comes first.  Owns its two fds only.
+ * transport's next timer, whichever comes first; and the waiting side
+ * that CQs and counters share (struct srd_waiter: their bound endpoints,
+ * which reading progresses, and their sleepers).  Owns its two fds and
+ * the endpoint sets; it must not touch an endpoint's state beyond
+ * progressing it.
  */
 #include "config.h"
 #include "srd.h"
 
+#include <stdlib.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -139,13 +144,85 @@ int srd_wait_control(struct srd_wait *wait, enum fi_wait_obj obj,
 	}
 }
 
-const char *srd_strerror_buf(int prov_errno, char *buf, size_t len)
-{
-	const char *str = fi_strerror(prov_errno < 0 ? -prov_errno :
-				      prov_errno);
 
-	if (!buf || !len)
-		return str;
-	snprintf(buf, len, "%s", str);
-	return buf;
+void srd_waiter_fini(struct srd_waiter *w)
+{
+	srd_wait_fini(&w->wait);
+	free(w->eps.eps);
+}
+
+int srd_waiter_control(struct srd_waiter *w, enum fi_wait_obj obj,
+		       int command, void *arg)
+{
+	int ret = srd_wait_control(&w->wait, obj, command, arg);
+
+	/* Someone may now poll our fd: every completion or update must
+	 * signal it. */
+	if (!ret && command == FI_GETWAIT)
+		w->fd_exported = true;
+	return ret;
+}
+
+/* --- the endpoints a CQ or counter waits on ------------------------------ */
+
+void srd_ep_set_progress(const struct srd_ep_set *set)
+{
+	for (int i = 0; i < set->count; i++) {
+		srd_progress_note_app(set->eps[i]->dom, set->eps[i]);
+		srd_ep_progress(set->eps[i]);
+	}
+}
+
+int srd_ep_set_add(struct srd_ep_set *set, struct srd_wait *wait,
+		   struct srd_ep *ep)
+{
+	struct srd_ep **eps;
+
+	for (int i = 0; i < set->count; i++)
+		if (set->eps[i] == ep)
+			return 0;
+	eps = realloc(set->eps, (size_t)(set->count + 1) * sizeof(*eps));
+	if (!eps)
+		return -FI_ENOMEM;
+	set->eps = eps;
+	set->eps[set->count++] = ep;
+	return srd_wait_add_fd(wait, ep->wire->ops->fd(ep->wire));
+}
+
+void srd_ep_set_del(struct srd_ep_set *set, struct srd_wait *wait,
+		    struct srd_ep *ep)
+{
+	for (int i = 0; i < set->count; i++) {
+		if (set->eps[i] != ep)
+			continue;
+		set->eps[i] = set->eps[--set->count];
+		srd_wait_del_fd(wait, ep->wire->ops->fd(ep->wire));
+		return;
+	}
+}
+
+static uint64_t ep_set_deadline(const struct srd_ep_set *set)
+{
+	uint64_t next = UINT64_MAX;
+
+	for (int i = 0; i < set->count; i++) {
+		uint64_t d = srd_ep_next_deadline(set->eps[i]);
+
+		next = SRD_MIN(d, next);
+	}
+	return next;
+}
+
+void srd_waiter_sleep(struct srd_domain *dom, struct srd_waiter *w,
+		      uint64_t deadline_ns)
+{
+	uint64_t next = ep_set_deadline(&w->eps);
+
+	srd_wait_drain(&w->wait);
+	w->sleepers++;
+	srd_domain_unlock(dom);
+	if (srd_clock_now_ns() < deadline_ns)
+		srd_wait_until(w->wait.epfd, SRD_MIN(next, deadline_ns));
+	srd_domain_lock(dom);
+	w->sleepers--;
 }

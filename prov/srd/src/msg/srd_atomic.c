@@ -2,9 +2,10 @@
 /*
  * srd_atomic.c: the one atomic post every fi_ops_atomic entry point
  * (fi/srd_ops_atomic.c) reaches: checks, a copy of the operands (and
- * compare values) into the operation, where the fetched values go.  An atomic is one request
- * packet and one response (srd_pke_rma.c); the op itself runs at the
- * target (srd_atomic_apply.c).  No packet is built here.
+ * compare values) into the operation, where the fetched values go, and
+ * how many operands one packet carries.  An atomic is one request packet
+ * and one response (srd_pke_rma.c); the op itself runs at the target
+ * (srd_atomic_apply.c).  No packet is built here.
  */
 #include "config.h"
 #include "srd_msg.h"

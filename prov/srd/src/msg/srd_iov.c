@@ -30,9 +30,7 @@ static size_t iov_copy(const struct iovec *iov, size_t count, uint64_t offset,
 			offset -= iov[i].iov_len;
 			continue;
 		}
-		n = iov[i].iov_len - offset;
-		if (n > len - done)
-			n = len - done;
+		n = SRD_MIN(iov[i].iov_len - offset, len - done);
 		if (to_iov)
 			memcpy(base + offset, buf + done, n);
 		else

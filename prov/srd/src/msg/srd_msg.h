@@ -103,7 +103,7 @@ struct srd_msg_ep {
 	uint64_t caps;
 	bool enabled;
 	bool directed_msg;		/* receives matched by source: */
-	bool directed_tagged;		/*   see ep_init_directed */
+	bool directed_tagged;		/*   fi/srd_ep.c, ep_init_directed */
 	bool directed_exact;		/* FI_ADDR_UNSPEC refused there */
 	bool tx_selective;
 	bool rx_selective;

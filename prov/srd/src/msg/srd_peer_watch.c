@@ -28,7 +28,7 @@ static uint64_t watch_interval(const struct srd_msg_ep *ep)
 
 	if (t < SRD_NS_PER_MS)
 		return SRD_NS_PER_MS;
-	return t > SRD_NS_PER_S ? SRD_NS_PER_S : t;
+	return SRD_MIN(t, (uint64_t)SRD_NS_PER_S);
 }
 
 /* Something now waits on a peer: make sure the watch runs. */

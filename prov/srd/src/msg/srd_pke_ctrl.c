@@ -15,10 +15,9 @@ static void cts_fill_send(struct srd_msg_ep *ep, struct srd_rxe *rxe,
 			  struct srd_pke *pke)
 {
 	struct srd_cts_hdr *cts;
-	uint64_t grant = rxe->bytes_recv + ep->cfg.rdv_window;
+	uint64_t grant = SRD_MIN(rxe->bytes_recv + ep->cfg.rdv_window,
+				 rxe->total_len);
 
-	if (grant > rxe->total_len)
-		grant = rxe->total_len;
 	rxe->credit_end = grant;
 	srd_tp_pkt_init(&pke->tp, SRD_PKT_CTS,
 			sizeof(struct srd_base_hdr) + sizeof(*cts));

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
- * srd_rma.c: the fi_ops_rma entry points and the one RMA post they all
- * reach: argument checks, the inject copy, and a write or read operation
- * entry handed to srd_txe.c.  Each operation completes when the target
- * has answered (srd_pke_rma.c), i.e. once the data is in target memory
- * or in the caller's buffer: delivery complete.  No packet is built here.
+ * srd_rma.c: the one RMA post every fi_ops_rma entry point
+ * (fi/srd_ops_rma.c) reaches, and the checks it shares with the atomic
+ * post: arguments, the inject copy, and a write or read operation entry
+ * handed to srd_txe.c.  Each operation completes when the target has
+ * answered (srd_pke_rma.c), i.e. once the data is in target memory or in
+ * the caller's buffer: delivery complete.  No packet is built here.
  */
 #include "config.h"
 #include "srd_msg.h"

@@ -214,7 +214,7 @@ static int tp_poll_wire(struct srd_tp *tp)
 		n = tp->wire->ops->poll(tp->wire, rx, SRD_TP_RX_BATCH);
 		for (int i = 0; i < n; i++)
 			tp_rx_one(tp, &rx[i]);
-		total += n > 0 ? n : 0;
+		total += SRD_MAX(n, 0);
 		tp_send_acks(tp);
 	} while (n == SRD_TP_RX_BATCH && total < 4 * SRD_TP_RX_BATCH);
 	if (n < SRD_TP_RX_BATCH)

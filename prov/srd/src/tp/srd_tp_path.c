@@ -33,11 +33,10 @@ int srd_tp_paths_init(struct srd_tp *tp, struct srd_tp_peer *peer)
  * recent losses or for the queue it shows, whichever says more. */
 static inline uint32_t tp_path_skips(const struct srd_tp_path *path)
 {
-	uint32_t skips = path->loss_score / SRD_TP_PATH_LOSS_SCORE;
+	uint32_t skips = SRD_MAX(path->loss_score / SRD_TP_PATH_LOSS_SCORE,
+				 (uint32_t)path->delay_skips);
 
-	if (skips < path->delay_skips)
-		skips = path->delay_skips;
-	return skips < SRD_TP_PATH_SKIP_MAX ? skips : SRD_TP_PATH_SKIP_MAX;
+	return SRD_MIN(skips, (uint32_t)SRD_TP_PATH_SKIP_MAX);
 }
 
 /* Weighs the paths by their RTT against the fastest: on an ECMP fabric

@@ -332,7 +332,7 @@ static void tp_hs_handle_resp(struct srd_tp *tp, struct srd_tp_peer *peer,
 	/* Keep what is in flight within half the peer's socket buffer, so
 	 * the kernel does not drop what the window lets through. */
 	limit = hs->rx_bytes ? hs->rx_bytes / 2 : UINT64_MAX;
-	peer->tx_bytes_limit = limit < tp->wire->mtu ? tp->wire->mtu : limit;
+	peer->tx_bytes_limit = SRD_MAX(limit, (uint64_t)tp->wire->mtu);
 	srd_tp_cc_init(tp, peer);
 	/* The handshake round trip is the first RTT sample, and the first
 	 * base RTT of congestion control: taken before our data queues

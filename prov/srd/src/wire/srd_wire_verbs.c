@@ -23,6 +23,7 @@
  * struct srd_verbs_ops.
  */
 #include "config.h"
+#include "srd_minmax.h"
 #include "srd_verbs.h"
 
 #include <string.h>
@@ -222,7 +223,7 @@ static int rx_post_list(struct srd_wire_verbs *vw, const uint32_t *slots,
 	struct ibv_sge sge[SRD_VERBS_BATCH];
 
 	while (n) {
-		uint32_t k = n < SRD_VERBS_BATCH ? n : SRD_VERBS_BATCH;
+		uint32_t k = SRD_MIN(n, (uint32_t)SRD_VERBS_BATCH);
 		int ret;
 
 		for (uint32_t i = 0; i < k; i++) {
