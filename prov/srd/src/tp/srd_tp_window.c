@@ -94,10 +94,10 @@ void srd_tp_ring_put(struct srd_tp *tp, struct srd_tp_peer *peer)
 
 	if (!ring)
 		return;
-#ifndef NDEBUG
-	for (uint32_t i = 0; i < SRD_TP_WINDOW_MAX; i++)
-		assert(!ring[i]);
-#endif
+	/* Every slot is empty when nothing is in flight: packets occupy the
+	 * slots of [tx_una, tx_next_psn) only.  (Scanning all 1,024 slots to
+	 * check it cost half the instructions of an 8-byte round trip.) */
+	assert(peer->tx_una == peer->tx_next_psn);
 	ring[0] = (struct srd_tp_pkt *)tp->ring_free;
 	tp->ring_free = ring;
 	peer->tx_ring = NULL;
