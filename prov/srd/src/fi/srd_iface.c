@@ -70,21 +70,47 @@ static void iface_subnet(struct srd_iface *iface)
 		 prefix_len(&iface->netmask));
 }
 
-static bool iface_usable(const struct ifaddrs *ifa)
+/* NULL when srd can use the address, else why not. */
+static const char *iface_skip_reason(const struct ifaddrs *ifa)
 {
-	if (!ifa->ifa_addr || !ifa->ifa_netmask ||
-	    !(ifa->ifa_flags & IFF_UP) || !(ifa->ifa_flags & IFF_RUNNING))
-		return false;
+	if (!ifa->ifa_addr || !ifa->ifa_netmask)
+		return "no address";
+	if (!(ifa->ifa_flags & IFF_UP))
+		return "not up";
+	if (!(ifa->ifa_flags & IFF_RUNNING))
+		return "not running (no carrier yet?)";
 	if (ifa->ifa_addr->sa_family == AF_INET6) {
 		const struct sockaddr_in6 *s6 = (const void *)ifa->ifa_addr;
 
 		/* Link-local addresses need a scope the peer cannot know. */
 		if (IN6_IS_ADDR_LINKLOCAL(&s6->sin6_addr))
-			return false;
+			return "IPv6 link-local address";
 	} else if (ifa->ifa_addr->sa_family != AF_INET) {
-		return false;
+		return "not an IP address";
 	}
-	return srd_name_listed(srd_params.iface, ifa->ifa_name);
+	if (!srd_name_listed(srd_params.iface, ifa->ifa_name))
+		return "not in FI_SRD_IFACE";
+	return NULL;
+}
+
+/* Every skip but the non-IP entries (each interface has one, of
+ * AF_PACKET) is said at debug level, so that an fi_getinfo that finds no
+ * interface explains itself. */
+static bool iface_usable(const struct ifaddrs *ifa, bool log)
+{
+	const char *why = iface_skip_reason(ifa);
+	char addr[64] = "";
+
+	if (!why)
+		return true;
+	if (log && ifa->ifa_addr && (ifa->ifa_addr->sa_family == AF_INET ||
+				     ifa->ifa_addr->sa_family == AF_INET6)) {
+		srd_wire_addr_str((const void *)ifa->ifa_addr, addr,
+				  sizeof(addr));
+		SRD_DBG(FI_LOG_CORE, "interface %s (%s) skipped: %s\n",
+			ifa->ifa_name, addr, why);
+	}
+	return false;
 }
 
 static void iface_fill(struct srd_iface *iface, const struct ifaddrs *ifa)
@@ -216,14 +242,14 @@ static int iface_list_udp(struct srd_iface **out, int *count)
 	if (getifaddrs(&ifas))
 		return -FI_ENODEV;
 	for (ifa = ifas; ifa; ifa = ifa->ifa_next)
-		cap += iface_usable(ifa);
+		cap += iface_usable(ifa, false);
 	ifaces = calloc(cap ? (size_t)cap : 1, sizeof(*ifaces));
 	if (!ifaces) {
 		freeifaddrs(ifas);
 		return -FI_ENOMEM;
 	}
 	for (ifa = ifas; ifa; ifa = ifa->ifa_next)
-		if (iface_usable(ifa))
+		if (iface_usable(ifa, true))
 			iface_fill(&ifaces[n++], ifa);
 	freeifaddrs(ifas);
 	*out = ifaces;
