@@ -85,7 +85,7 @@ refused() {	# refused VAR=VALUE EXPECTED-TEXT
 }
 refused FI_SRD_PATHS=999 "FI_SRD_PATHS=999 refused (1 to 256); using 16"
 refused FI_SRD_RDV_WINDOW=100 "FI_SRD_RDV_WINDOW=100 refused (at least 4096); using 8388608"
-refused FI_SRD_WIRE=ib "FI_SRD_WIRE=ib refused (auto|udp|verbs); using auto"
+refused FI_SRD_WIRE=ib "FI_SRD_WIRE=ib refused (auto,udp,verbs); using auto"
 # fi_getinfo says at debug level which interfaces it skips and why.
 out=$(export FI_SRD_IFACE=srd_no_such_if FI_LOG_LEVEL=debug FI_LOG_PROV=srd
       fi_info_run -p srd 2>&1 >/dev/null)

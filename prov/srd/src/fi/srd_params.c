@@ -11,6 +11,7 @@
  */
 #include "config.h"
 #include "srd.h"
+#include "srd_names.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -50,7 +51,7 @@ struct srd_param_def {
 	enum fi_param_type type;
 	size_t offset;			/* into struct srd_params */
 	int64_t min, max;		/* INT and SIZE_T: accepted range */
-	const char *choices;		/* STRING: "a|b|c", or NULL: any */
+	const char *choices;		/* STRING: "a,b,c", or NULL: any */
 	const char *str_default;	/* STRING: the default, as documented */
 	const char *help;
 };
@@ -72,7 +73,7 @@ static const struct srd_param_def srd_param_table[] = {
 	P_INT("paths", paths, 1, 256,
 	      "Paths (UDP source ports; on verbs, address handles with their "
 	      "own flow label) each endpoint sprays packets over, 1 to 256"),
-	P_STR("wire", wire, "auto|udp|verbs", "auto",
+	P_STR("wire", wire, "auto,udp,verbs", "auto",
 	      "The lower wire: udp (sockets), verbs (libibverbs UD queue "
 	      "pairs, one domain per active RDMA port) or auto: the RDMA "
 	      "ports first, then the IP interfaces (udp only when "
@@ -241,21 +242,6 @@ static void param_read_size(const struct srd_param_def *p)
 	param_refuse(p, value, why);
 }
 
-static bool param_choice_ok(const char *choices, const char *v)
-{
-	size_t len = strlen(v);
-
-	while (choices && *choices) {
-		const char *end = strchr(choices, '|');
-		size_t n = end ? (size_t)(end - choices) : strlen(choices);
-
-		if (n == len && !strncmp(choices, v, n))
-			return true;
-		choices = end ? end + 1 : NULL;
-	}
-	return false;
-}
-
 static void param_read_str(const struct srd_param_def *p)
 {
 	char **field = param_field(p);
@@ -263,7 +249,7 @@ static void param_read_str(const struct srd_param_def *p)
 
 	if (fi_param_get_str(&srd_prov, p->name, &v) || !v)
 		return;
-	if (p->choices && !param_choice_ok(p->choices, v)) {
+	if (p->choices && !srd_name_listed(p->choices, v)) {
 		param_refuse(p, v, p->choices);
 		return;
 	}
