@@ -27,7 +27,7 @@
 #              weighting its paths (by RTT: a link with more ports
 #              queues).  How far bytes moved from the port shares is
 #              printed.  SPRAY_STRICT=0 only prints the 15 % check.
-#   failover   K=4, lossless: sft_bw of FAIL_MB (128) MiB without fault,
+#   failover   K=4, lossless: sft_bw of FAIL_MB (384) MiB without fault,
 #              then again, blackholing (silent drop, routes unchanged) the
 #              link that carried most bytes once FAIL_AT (32) MB have
 #              crossed R1 (about 1 s).  Must complete; prints both times.
@@ -104,7 +104,7 @@ SPRAY_RATE=${SPRAY_RATE:-100}
 SPRAY_MIN_SHARE=${SPRAY_MIN_SHARE:-15}
 SPRAY_TOL=${SPRAY_TOL:-100}
 SPRAY_STRICT=${SPRAY_STRICT:-1}
-FAIL_MB=${FAIL_MB:-128}
+FAIL_MB=${FAIL_MB:-384}
 FAIL_AT=${FAIL_AT:-32}
 INCAST_RATE=${INCAST_RATE:-200}
 INCAST_MSGS=${INCAST_MSGS:-256}

@@ -70,6 +70,8 @@ set -u
 
 prog=$(basename "$0")
 name=${SRD_BED_NAME:-srdbed}
+# shellcheck source=srd_bed_lib.sh
+. "$(dirname "$0")/srd_bed_lib.sh"
 
 usage() {
 	sed -n '2,/^# Exit status/p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -128,9 +130,7 @@ a_net() {
 	if [ "$1" = 1 ]; then echo 1; else echo $(($1 + 1)); fi
 }
 
-exists() {
-	ip netns list 2>/dev/null | awk '{print $1}' | grep -qx -- "$1"
-}
+exists() { bed_exists "$1"; }
 
 # our namespaces that exist now
 bed_namespaces() {
@@ -220,25 +220,8 @@ EOF
 
 # ---------------------------------------------------------------------------
 do_down() {
-	local ns pids left
-	for ns in $(bed_namespaces); do
-		pids=$(ip netns pids "$ns" 2>/dev/null)
-		# shellcheck disable=SC2086 # a list of pids
-		[ -n "$pids" ] && kill -KILL $pids 2>/dev/null
-	done
-	# let them go (at most 3 s) so that nothing outlives the bed
-	for _ in $(seq 1 30); do
-		left=
-		for ns in $(bed_namespaces); do
-			left+=$(ip netns pids "$ns" 2>/dev/null)
-		done
-		[ -z "$left" ] && break
-		sleep 0.1
-	done
-	for ns in $(bed_namespaces); do
-		ip netns del "$ns" 2>/dev/null ||
-			echo "$prog: could not delete namespace $ns" >&2
-	done
+	# shellcheck disable=SC2046 # one word per namespace
+	bed_del_namespaces $(bed_namespaces)
 	[ -z "$(bed_namespaces)" ]
 }
 
@@ -332,14 +315,8 @@ table ip $TABLE {
 EOF
 }
 
-sysctls() {	# NS KEY=VALUE...
-	local ns=$1 kv
-	shift
-	for kv in "$@"; do
-		ip netns exec "$ns" sysctl -qw "$kv" >/dev/null ||
-			die "sysctl $kv in $ns failed"
-	done
-}
+sysctls() { bed_sysctls "$@"; }
+
 
 # veth NS1 DEV1 NS2 DEV2: a veth pair made directly in the namespaces
 veth() {
@@ -469,6 +446,11 @@ do_up() {
 		done || die "rate limit failed"
 	fi
 
+	# every link running (carrier on at both ends): in its first moments
+	# a veth is up but not running, and fi_getinfo skips such links
+	for ns in $(bed_namespaces); do
+		bed_wait_running "$ns" || die "links of $ns not running after 5 s"
+	done
 	# neighbours answer: one ping from every A-side host to B
 	for j in $(seq 1 "$na"); do
 		if [ "$j" = 1 ]; then ns="$name-a"; else ns="$name-a$j"; fi

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # srd_perf.sh [-p "PROV1 PROV2 ..."] [-n REPEATS] [-q] [-s SECTIONS]
-#             [-O OSU_DIR] [-b] [-k]
+#             [-O OSU_DIR] [-M "MTU ..."] [-b] [-k]
 #
 # The performance comparison of srd against the providers a user would
 # otherwise pick, measured in one run on loopback, providers interleaved
@@ -20,13 +20,23 @@
 #          addresses, memory per peer;
 #   mpi    Open MPI (pml cm, mtl ofi) per provider: osu_latency, osu_bw,
 #          osu_mbw_mr (needs the OSU micro-benchmarks: -O DIR, default
-#          $OSU_DIR or /opt/osu/libexec/osu-micro-benchmarks/mpi).
+#          $OSU_DIR or /opt/osu/libexec/osu-micro-benchmarks/mpi);
+#   veth   a real Ethernet MTU (needs root): two network namespaces
+#          joined by one veth, no rate limit (srd_veth_bed.sh), at each
+#          MTU of -M (default "1500 9000"): srd, net and tcp;ofi_rxm
+#          (those of -p) streaming 64 KiB, 1 MiB and 16 MiB, 8 B half
+#          round trip, 8 B message rate; one iperf3 TCP stream as the
+#          kernel's reference (when iperf3 is installed); and for srd
+#          and net the CPU time both processes spent per KiB moved in a
+#          1 MiB stream (their children's times from /proc: every
+#          provider here busy-polls, so it reads about 2 CPUs / rate).
+#          Sections "veth1500", "veth9000" in the PERF lines.
 #
 # Prints per section a table of medians (min-max of the repeats in
 # brackets) with srd's ratio to each peer, the targets as MET/MISSED,
 # and lines for scripts:
 #   PERF section=S test=T size=N prov=P median=X min=Y max=Z unit=U
-#   RATIO test=T size=N srd/PROV=R
+#   RATIO section=S test=T size=N srd/PROV=R
 #   TARGET name=... value=... goal=... MET|MISSED
 # Exit status: 0 unless a run of srd failed (a benchmark reports, it
 # does not gate on speed).  -q: fewer iterations.  -k: keep the logs.
@@ -34,9 +44,10 @@
 # (taskset), for the floor and fabric sections: unbound, the scheduler
 # sometimes runs both on one CPU, where the receiver copies data still
 # hot in that CPU's cache, and bandwidth figures swing by 2x.
-# Everything runs on 127.0.0.1 with every provider pinned to lo; each
-# run is bounded by timeout(1).  Run it on a quiet machine: it takes
-# about 6 minutes (-q: about 3).
+# Everything but the veth section runs on 127.0.0.1 with every provider
+# pinned to lo (the veth section pins them to the bed's eth0); each run
+# is bounded by timeout(1).  Run it on a quiet machine: it takes about
+# 12 minutes (-q: about 6).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -45,7 +56,8 @@ reps=3
 quick=0
 keep=0
 bind=0
-sections=floor,fabric,scale,mpi
+sections=floor,fabric,scale,mpi,veth
+veth_mtus="1500 9000"
 osu_dir=${OSU_DIR:-/opt/osu/libexec/osu-micro-benchmarks/mpi}
 
 # shellcheck source=sft_lib.sh
@@ -58,6 +70,7 @@ while [ $# -gt 0 ]; do
 	-n) [ $# -ge 2 ] || usage; reps=$2; shift 2 ;;
 	-s) [ $# -ge 2 ] || usage; sections=$2; shift 2 ;;
 	-O) [ $# -ge 2 ] || usage; osu_dir=$2; shift 2 ;;
+	-M) [ $# -ge 2 ] || usage; veth_mtus=$2; shift 2 ;;
 	-q) quick=1; shift ;;
 	-k) keep=1; shift ;;
 	-b) bind=1; shift ;;
@@ -69,7 +82,10 @@ sft_find_bindir sft_perf sft_scale sft_udp_floor
 
 export FI_SRD_IFACE=lo FI_TCP_IFACE=lo FI_NET_IFACE=lo FI_UDP_IFACE=lo
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/srd_perf.XXXXXX") || exit 1
+veth_bed="srdperf$$"
+vbed() { "$here/srd_veth_bed.sh" -n "$veth_bed" "$@"; }
 cleanup() {
+	has veth && vbed down >/dev/null 2>&1
 	if [ "$keep" = 1 ]; then echo "logs kept in $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
@@ -123,16 +139,21 @@ record() {
 	}' "$log" >>"$res"
 }
 
+# perf_metric TEST: sets key (the RESULT field) and unit for a test
+perf_metric() {
+	case "$1" in
+	lat*) key=half_rtt_us; unit=us ;;
+	rate) key=mmsgs; unit=Mmsg/s ;;
+	*) key=mbps; unit=MB/s ;;
+	esac
+}
+
 # fabric TEST PROV ARGS...: one sft_perf run
 fabric_run() {
 	local test=$1 prov=$2 key unit log
 	shift 2
 	log="$tmp/$test.$(echo "$prov" | tr -c 'a-z0-9\n' _).$rep"
-	case "$test" in
-	lat*) key=half_rtt_us; unit=us ;;
-	rate) key=mmsgs; unit=Mmsg/s ;;
-	*) key=mbps; unit=MB/s ;;
-	esac
+	perf_metric "$test"
 	if run_pair "$log" 90 sft_perf -p "$prov" -t 80 "$@"; then
 		record fabric "$test" "$prov" "$unit" "$key" "$log"
 	else
@@ -294,6 +315,129 @@ if has mpi; then
 	fi
 fi
 
+# ---- veth: a real MTU between two namespaces ----------------------------
+# veth_pair LOG TIMEOUT PROGRAM ARGS...: server in B, client in A, every
+# provider pinned to the bed's eth0.  Each side's CPU time (its
+# children's user + system ticks, after they exit) goes to LOG.cpu.
+veth_pair() {
+	local log=$1 tmo=$2 prog=$3 spid rc src
+	shift 3
+	port=$((port + 1))
+	local -a envs=(env FI_SRD_IFACE=eth0 FI_TCP_IFACE=eth0 FI_NET_IFACE=eth0
+		FI_UDP_IFACE=eth0)
+	(vbed exec b "${envs[@]}" SFT_OOB_ADDR="$(vbed addr b)" \
+		"${bind_s[@]}" timeout -k 3 "$tmo" "$bindir/$prog" "$@" -s \
+		-P "$port" >"$log.server" 2>&1
+	 rc=$?
+	 awk '{ print $16 + $17 }' "/proc/$BASHPID/stat" >"$log.cpu.server"
+	 exit $rc) &
+	spid=$!
+	sleep 0.3
+	(vbed exec a "${envs[@]}" "${bind_c[@]}" timeout -k 3 "$tmo" \
+		"$bindir/$prog" "$@" -P "$port" "$(vbed addr b)" >"$log" 2>&1
+	 rc=$?
+	 awk '{ print $16 + $17 }' "/proc/$BASHPID/stat" >"$log.cpu"
+	 exit $rc)
+	rc=$?
+	wait "$spid"
+	src=$?
+	[ "$rc" = 0 ] && [ "$src" = 0 ]
+}
+
+# veth_run SECTION TEST PROV ARGS...: one sft_perf run on the bed
+veth_run() {
+	local sec=$1 test=$2 prov=$3 key unit log
+	shift 3
+	log="$tmp/$sec.$test.$(echo "$prov" | tr -c 'a-z0-9\n' _).$rep"
+	perf_metric "$test"
+	if ! veth_pair "$log" 90 sft_perf -p "$prov" -t 80 "$@"; then
+		echo "  [$rep] $sec $test over $prov failed: $(grep -h -m1 FAIL \
+			"$log" "$log.server" 2>/dev/null | head -n1)"
+		[ "$prov" = srd ] && srd_failures=$((srd_failures + 1))
+	fi
+	record "$sec" "$test" "$prov" "$unit" "$key" "$log"
+	[ "$test" = cpu ] || return 0
+	# CPU ns per KiB: both processes' ticks over the bytes of the run
+	# (size x window x windows, from the RESULT line)
+	awk -v sec="$sec" -v prov="$prov" -v hz="$(getconf CLK_TCK)" \
+	    -v ct="$(cat "$log.cpu" 2>/dev/null)" \
+	    -v st="$(cat "$log.cpu.server" 2>/dev/null)" '
+	$1 == "RESULT" {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		bytes = f["size"] * f["window"] * f["iters"]
+		if (bytes > 0 && ct != "" && st != "")
+			printf "%s cpu_per_kib %s %s %.1f ns/KiB\n", sec,
+				f["size"], prov, (ct + st) / hz * 1e9 / (bytes / 1024)
+	}' "$log" >>"$res"
+}
+
+# iperf3_run SECTION: one TCP stream B <- A for 3 s (5 with -q off)
+iperf3_run() {
+	local sec=$1 log="$tmp/$1.iperf3.$rep" secs=5
+	[ "$quick" = 1 ] && secs=2
+	port=$((port + 1))
+	vbed exec b timeout 30 iperf3 -s -1 -p "$port" >"$log.server" 2>&1 &
+	local spid=$!
+	sleep 0.3
+	if vbed exec a timeout 30 iperf3 -c "$(vbed addr b)" -p "$port" \
+		-t "$secs" -f k >"$log" 2>&1; then
+		awk -v sec="$sec" '/receiver/ {
+			for (i = 1; i <= NF; i++) if ($i == "Kbits/sec") v = $(i - 1)
+		} END { if (v != "") printf "%s bw 1048576 iperf3 %.1f MB/s\n", sec, v * 1000 / 8 / 1e6 }' \
+			"$log" >>"$res"
+	else
+		echo "  [$rep] iperf3 on the bed failed: $(tail -n1 "$log")"
+	fi
+	wait "$spid" 2>/dev/null
+}
+
+veth_provs=
+for prov in $provs; do
+	case "$prov" in srd|net|"tcp;ofi_rxm") veth_provs+="$prov " ;; esac
+done
+if has veth; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "veth: skipped (network namespaces need root)"
+		sections=${sections//veth/}
+	fi
+fi
+if has veth; then
+	have_iperf3=0
+	command -v iperf3 >/dev/null && have_iperf3=1
+	[ "$have_iperf3" = 1 ] || echo "veth: no iperf3 (apt-get install" \
+		"iperf3): no kernel TCP reference"
+	for mtu in $veth_mtus; do
+		vbed down >/dev/null 2>&1
+		if ! vbed up -m "$mtu" >"$tmp/bed.$mtu" 2>&1; then
+			echo "veth: bed at MTU $mtu failed: $(tail -n1 "$tmp/bed.$mtu")"
+			srd_failures=$((srd_failures + 1))
+			continue
+		fi
+		sec="veth$mtu"
+		for rep in $(seq 1 "$reps"); do
+			echo "$sec round $rep of $reps"
+			for prov in $veth_provs; do
+				veth_run "$sec" bw "$prov" -o bw -S 64k,1m,16m -W 64 \
+					-I "$bw_iters"
+			done
+			[ "$have_iperf3" = 1 ] && iperf3_run "$sec"
+			for prov in $veth_provs; do
+				veth_run "$sec" lat "$prov" -o lat -S 8 -I "$lat_iters"
+			done
+			for prov in $veth_provs; do
+				veth_run "$sec" rate "$prov" -o bw -S 8 -W 256 \
+					-I $((bw_iters * 10))
+			done
+			for prov in $veth_provs; do
+				case "$prov" in srd|net) ;; *) continue ;; esac
+				veth_run "$sec" cpu "$prov" -o bw -S 1m -W 64 \
+					-I "$bw_iters"
+			done
+		done
+	done
+	vbed down >/dev/null 2>&1
+fi
+
 # ---- report ---------------------------------------------------------
 # Medians per (section, test, size, prov); ratios srd/peer; for latency
 # a ratio below 1 is better, for rates above 1.
@@ -327,7 +471,7 @@ BEGIN { np = split(provs, P, " ") }
 {
 	for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 	t = f["section"] " " f["test"]
-	if (!(t in seen)) { seen[t] = 1; order[++nt] = t; unit[t] = f["unit"]; tn[t] = f["test"] }
+	if (!(t in seen)) { seen[t] = 1; order[++nt] = t; unit[t] = f["unit"]; tn[t] = f["test"]; sn[t] = f["section"] }
 	if (!((t, f["size"]) in sz)) { sz[t, f["size"]] = 1; sizes[t] = sizes[t] " " f["size"] }
 	med[t, f["size"], f["prov"]] = f["median"]
 	rng[t, f["size"], f["prov"]] = sprintf("%g-%g", f["min"], f["max"])
@@ -340,6 +484,7 @@ END {
 		cols = ""
 		for (i = 1; i <= np; i++) if ((t, P[i]) in has) cols = cols " " P[i]
 		if ((t, "floor") in has) cols = cols " floor"
+		if ((t, "iperf3") in has) cols = cols " iperf3"
 		nc = split(cols, C, " ")
 		printf "%-9s", "size"
 		for (i = 1; i <= nc; i++) printf " %24s", C[i]
@@ -358,7 +503,7 @@ END {
 				if (a != "" && b + 0 > 0) {
 					printf " %12.2f", a / b
 					r = sprintf("%.3f", a / b)
-					ratios = ratios sprintf("RATIO test=%s size=%s srd/%s=%s\n", tn[t], S[s], C[i], r)
+					ratios = ratios sprintf("RATIO section=%s test=%s size=%s srd/%s=%s\n", sn[t], tn[t], S[s], C[i], r)
 				} else printf " %12s", "-"
 			}
 			printf "\n"
@@ -369,7 +514,7 @@ END {
 echo
 cat "$tmp/perf"
 
-# ---- targets (issue 5) ------------------------------------------------
+# ---- targets ------------------------------------------------------------
 med() {	# med SECTION TEST SIZE PROV
 	awk -v s="$1" -v t="$2" -v z="$3" -v p="$4" '
 	{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
@@ -389,18 +534,35 @@ target() {	# target NAME VALUE OP GOAL
 ratio() { awk -v a="${1:-}" -v b="${2:-}" 'BEGIN { if (a != "" && b + 0 > 0) printf "%.4f", a / b }'; }
 
 echo
-s8=$(med fabric lat_msg 8 srd)
-target lat8_vs_floor "$(ratio "$s8" "$(med floor lat 8 floor)")" "<=" 1.15
-target lat8_vs_net "$(ratio "$s8" "$(med fabric lat_msg 8 net)")" "<=" 1.0
-s1m=$(med fabric bw 1048576 srd)
-target bw1m_vs_floor "$(ratio "$s1m" "$(med floor bw 65472 floor)")" ">=" 0.85
-target bw1m_vs_net "$(ratio "$s1m" "$(med fabric bw 1048576 net)")" ">=" 1.0
-target bw1m_vs_rxd "$(ratio "$s1m" "$(med fabric bw 1048576 'udp;ofi_rxd')")" ">=" 10
-target rate8_vs_net "$(ratio "$(med fabric rate 8 srd)" "$(med fabric rate 8 net)")" ">=" 1.2
+if has fabric; then
+	s8=$(med fabric lat_msg 8 srd)
+	target lat8_vs_floor "$(ratio "$s8" "$(med floor lat 8 floor)")" "<=" 1.15
+	target lat8_vs_net "$(ratio "$s8" "$(med fabric lat_msg 8 net)")" "<=" 1.0
+	s1m=$(med fabric bw 1048576 srd)
+	target bw1m_vs_floor "$(ratio "$s1m" "$(med floor bw 65472 floor)")" ">=" 0.85
+	target bw1m_vs_net "$(ratio "$s1m" "$(med fabric bw 1048576 net)")" ">=" 1.0
+	target bw1m_vs_rxd "$(ratio "$s1m" "$(med fabric bw 1048576 'udp;ofi_rxd')")" ">=" 10
+	target rate8_vs_net "$(ratio "$(med fabric rate 8 srd)" "$(med fabric rate 8 net)")" ">=" 1.2
+fi
 if has mpi && [ -s "$tmp/perf" ]; then
 	target osu_lat8_vs_net "$(ratio "$(med mpi osu_latency 8 srd)" "$(med mpi osu_latency 8 net)")" "<=" 1.0
 	target osu_bw1m_vs_net "$(ratio "$(med mpi osu_bw 1048576 srd)" "$(med mpi osu_bw 1048576 net)")" ">=" 1.0
 	target osu_mbwmr8_vs_net "$(ratio "$(med mpi osu_mbw_mr 8 srd)" "$(med mpi osu_mbw_mr 8 net)")" ">=" 1.0
 fi
+for mtu in $veth_mtus; do
+	has veth || break
+	sec="veth$mtu"
+	[ -n "$(med "$sec" bw 1048576 srd)" ] || continue
+	for z in 65536 1048576; do
+		target "${sec}_bw${z}_vs_net" "$(ratio "$(med "$sec" bw "$z" srd)" \
+			"$(med "$sec" bw "$z" net)")" ">=" 1.0
+		target "${sec}_bw${z}_vs_rxm" "$(ratio "$(med "$sec" bw "$z" srd)" \
+			"$(med "$sec" bw "$z" 'tcp;ofi_rxm')")" ">=" 1.0
+	done
+	target "${sec}_bw1m_vs_iperf3" "$(ratio "$(med "$sec" bw 1048576 srd)" \
+		"$(med "$sec" bw 1048576 iperf3)")" ">=" 0.8
+	target "${sec}_lat8_vs_net" "$(ratio "$(med "$sec" lat 8 srd)" \
+		"$(med "$sec" lat 8 net)")" "<=" 1.0
+done
 [ "$srd_failures" = 0 ] || { echo "srd runs failed: $srd_failures"; exit 1; }
 exit 0

@@ -403,13 +403,18 @@ void sft_teardown(struct sft_ctx *c)
 
 static void oob_server(struct sft_ctx *c, struct sockaddr_in *sin)
 {
+	const char *oob_addr = getenv("SFT_OOB_ADDR");
 	int one = 1, lfd;
 
 	lfd = socket(AF_INET, SOCK_STREAM, 0);
 	if (lfd < 0)
 		sft_die("socket: %s", strerror(errno));
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* Loopback unless SFT_OOB_ADDR names the address to listen on (a
+	 * test bed whose client runs in another namespace or host). */
 	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (oob_addr && inet_pton(AF_INET, oob_addr, &sin->sin_addr) != 1)
+		sft_die("bad SFT_OOB_ADDR '%s'", oob_addr);
 	if (bind(lfd, (struct sockaddr *)sin, sizeof(*sin)) ||
 	    listen(lfd, 1))
 		sft_die("OOB bind/listen on port %d: %s", c->opts->port,

@@ -1027,3 +1027,91 @@ Test(tp, spurious_timeout_with_a_full_window_is_undone)
 	free(pkts);
 	teardown_all();
 }
+
+/* --- path bursts (spec 5.12) ------------------------------------------- */
+
+static uint16_t burst_paths[512];
+static uint32_t burst_npaths_seen;
+
+static void burst_tap(void *arg, const union srd_wire_addr *src,
+		      const union srd_wire_addr *dst, const void *buf,
+		      size_t len)
+{
+	const struct srd_base_hdr *base = buf;
+
+	(void)arg;
+	(void)dst;
+	if (len < sizeof(*base) || base->type != SRD_PKT_EAGER ||
+	    srd_wire_addr_port(src) != srd_wire_addr_port(&nodes[0].wire->addr))
+		return;
+	if (burst_npaths_seen < 512)
+		burst_paths[burst_npaths_seen++] = base->path;
+}
+
+/* The wire as one that sends segs datagrams of a path at once (UDP with
+ * GSO): new packets go out in runs of min(segs, cwnd / paths) on one
+ * path, the paths in turn, and every packet arrives once. */
+static void burst_run(uint16_t segs, uint32_t *run_max, uint32_t *runs)
+{
+	struct test_pkt *pkts = make_pkts(32, 200);
+	union srd_wire_addr a0 = node_addr(0), a1 = node_addr(1);
+	struct srd_tp_cfg cfg;
+	struct srd_tp_peer *peer;
+	uint32_t run = 1;
+
+	setup_net(0, 0, 0);
+	srd_tp_cfg_default(&cfg);
+	cr_assert_eq(srd_wire_mem_open(net, &a0, 4, &nodes[0].wire), 0);
+	nodes[0].wire->tx_segs_max = segs;
+	cr_assert_eq(srd_tp_init(&nodes[0].tp, nodes[0].wire, &cfg, &t_ops,
+				 &nodes[0]), 0);
+	nodes[0].nseen = 100000;
+	nodes[0].seen = calloc(nodes[0].nseen, 1);
+	node_open(1, 4, SRD_NS_PER_S);
+	burst_npaths_seen = 0;
+	srd_memnet_set_tap(net, burst_tap, NULL);
+	peer = srd_tp_peer_get(&nodes[0].tp, &a1);
+	cr_assert_not_null(peer);
+	/* as the message layer posts a message's packets */
+	srd_tp_tx_hold(&nodes[0].tp);
+	for (uint32_t id = 0; id < 32; id++)
+		srd_tp_send(&nodes[0].tp, peer, &pkts[id].tp);
+	srd_tp_tx_release(&nodes[0].tp);
+	while (nodes[0].acked + nodes[0].failed < 32 &&
+	       srd_memnet_now(net) < SRD_NS_PER_S)
+		step(2);
+	srd_memnet_set_tap(net, NULL, NULL);
+	assert_exactly_once(pkts, 32);
+	cr_assert_eq(burst_npaths_seen, 32, "%u data packets sent",
+		     burst_npaths_seen);
+	*run_max = 1;
+	*runs = 1;
+	for (uint32_t i = 1; i < burst_npaths_seen; i++) {
+		if (burst_paths[i] == burst_paths[i - 1]) {
+			run++;
+		} else {
+			run = 1;
+			(*runs)++;
+		}
+		if (run > *run_max)
+			*run_max = run;
+	}
+	free(pkts);
+	teardown_all();
+}
+
+Test(tp, new_packets_go_in_bursts_the_wire_can_segment)
+{
+	uint32_t run_max, runs;
+
+	/* cwnd 32 over 4 paths: each path's share is 8 */
+	burst_run(44, &run_max, &runs);
+	cr_assert_eq(run_max, 8, "longest run on one path %u", run_max);
+	cr_assert_eq(runs, 4, "%u runs", runs);
+	burst_run(4, &run_max, &runs);
+	cr_assert_eq(run_max, 4, "longest run on one path %u", run_max);
+	cr_assert_eq(runs, 8, "%u runs", runs);
+	/* a wire that sends one datagram at a time: per-packet spraying */
+	burst_run(1, &run_max, &runs);
+	cr_assert_eq(run_max, 1, "longest run on one path %u", run_max);
+}

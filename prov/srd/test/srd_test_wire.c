@@ -108,6 +108,8 @@ static void wpair_open(enum wkind kind, uint16_t npaths, uint32_t rx_depth)
 		attr.bind.sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 		attr.sockbuf_bytes = 4 << 20;
 		attr.mtu = 9000;
+		attr.gso = true;
+		attr.gro = true;
 		cr_assert_eq(srd_wire_udp_open(&attr, &P.a), 0);
 		cr_assert_eq(srd_wire_udp_open(&attr, &P.b), 0);
 		break;
@@ -332,6 +334,61 @@ static void contract_fd_signals(enum wkind kind)
 	wpair_close();
 }
 
+/* A batch as the transport posts it: runs for one path (which the UDP
+ * wire sends segmented), a run broken by a longer datagram, and single
+ * datagrams between them, in one post. */
+struct wburst {
+	struct srd_wire_tx tx[64];
+	struct iovec iov[64][2];
+	uint8_t *bufs;
+	int n;
+};
+
+static void burst_add(struct wburst *b, const struct srd_wire *to,
+		      uint16_t path, size_t len, size_t mtu)
+{
+	uint8_t *buf = b->bufs + (size_t)b->n * mtu;
+	size_t hdr = len < 40 ? len / 2 : 40;
+
+	fill(buf, (uint32_t)b->n, path, len);
+	b->iov[b->n][0] = (struct iovec){ buf, hdr };
+	b->iov[b->n][1] = (struct iovec){ buf + hdr, len - hdr };
+	b->tx[b->n] = (struct srd_wire_tx){ .dst = &to->addr, .path = path,
+					    .iovcnt = 2, .iov = b->iov[b->n] };
+	b->n++;
+}
+
+static void contract_bursts_intact(enum wkind kind)
+{
+	struct wburst b = { .n = 0 };
+	uint8_t seen[64] = { 0 };
+	size_t mtu;
+	uint32_t got;
+
+	wpair_open(kind, 4, 1024);
+	mtu = P.a->mtu;
+	b.bufs = malloc(64 * mtu);
+	for (int i = 0; i < 10; i++)
+		burst_add(&b, P.b, 1, mtu, mtu);
+	burst_add(&b, P.b, 1, 100, mtu);	/* a shorter last segment */
+	burst_add(&b, P.b, 1, mtu, mtu);	/* a new run on the same path */
+	burst_add(&b, P.b, 0, 64, mtu);
+	for (int i = 0; i < 5; i++)
+		burst_add(&b, P.b, 2, mtu / 2, mtu);
+	burst_add(&b, P.b, 2, mtu, mtu);	/* longer: cannot join the run */
+	for (int i = 0; i < 20; i++)
+		burst_add(&b, P.b, 3, mtu - 8, mtu);
+	cr_assert_eq(P.a->ops->post(P.a, b.tx, b.n), b.n);
+	got = drain(P.b, P.a, seen, (uint32_t)b.n, (uint32_t)b.n);
+	cr_assert_eq(got, (uint32_t)b.n, "%u of %d datagrams arrived", got,
+		     b.n);
+	for (int i = 0; i < b.n; i++)
+		cr_assert_eq(seen[i], 1, "datagram %d seen %u times", i,
+			     seen[i]);
+	free(b.bufs);
+	wpair_close();
+}
+
 #define CONTRACT(name, fn)						\
 	Test(wire_mem, name, .timeout = 60) { fn(W_MEM); }		\
 	Test(wire_udp, name, .timeout = 60) { fn(W_UDP); }		\
@@ -343,6 +400,76 @@ CONTRACT(delivers_intact_from_the_sender_on_every_path,
 	 contract_delivers_intact)
 CONTRACT(oversize_datagram_is_a_loss_not_an_error, contract_oversize_dropped)
 CONTRACT(fd_is_readable_when_a_datagram_waits, contract_fd_signals)
+CONTRACT(runs_of_one_path_arrive_as_their_datagrams, contract_bursts_intact)
+
+/* --- UDP at an Ethernet MTU: segmentation and coalescing ---------------- */
+
+static void udp_pair_1500(bool gso, bool gro_b)
+{
+	struct srd_wire_udp_attr attr = { .npaths = 2, .mtu = 1500,
+					  .sockbuf_bytes = 4 << 20 };
+
+	memset(&P, 0, sizeof(P));
+	P.kind = W_UDP;
+	attr.bind.sin.sin_family = AF_INET;
+	attr.bind.sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	attr.gso = gso;
+	attr.gro = true;
+	cr_assert_eq(srd_wire_udp_open(&attr, &P.a), 0);
+	attr.gro = gro_b;
+	cr_assert_eq(srd_wire_udp_open(&attr, &P.b), 0);
+	cr_assert_eq(P.a->mtu, 1472, "payload MTU %u", P.a->mtu);
+}
+
+/* 40 full datagrams of one path: one system call to send them (the
+ * kernel cuts the segmented datagram), and to a coalescing receiver
+ * far fewer calls than datagrams; each one intact and once. */
+static void udp_burst(bool gso, bool gro_b)
+{
+	struct wburst b = { .n = 0 };
+	uint8_t seen[64] = { 0 };
+	uint32_t got;
+
+	udp_pair_1500(gso, gro_b);
+	cr_assert_eq(P.a->tx_segs_max, gso ? 44 : 1, "segments %u",
+		     P.a->tx_segs_max);
+	b.bufs = malloc(64 * P.a->mtu);
+	for (int i = 0; i < 40; i++)
+		burst_add(&b, P.b, 1, P.a->mtu, P.a->mtu);
+	cr_assert_eq(P.a->ops->post(P.a, b.tx, b.n), b.n);
+	cr_assert_eq(P.a->tx_calls, 1, "%lu sendmmsg calls",
+		     (unsigned long)P.a->tx_calls);
+	cr_assert_eq(P.a->tx_dgrams, 40);
+	got = drain(P.b, P.a, seen, 64, 40);
+	cr_assert_eq(got, 40, "%u of 40 datagrams arrived", got);
+	for (int i = 0; i < 40; i++)
+		cr_assert_eq(seen[i], 1, "datagram %d seen %u times", i,
+			     seen[i]);
+	cr_assert_eq(P.b->rx_dgrams, 40);
+	if (gso && gro_b)
+		cr_assert_leq(P.b->rx_calls, 2, "%lu recvmmsg calls for one "
+			      "segmented datagram", (unsigned long)P.b->rx_calls);
+	free(b.bufs);
+	wpair_close();
+}
+
+Test(wire_udp, segmented_burst_is_one_call_and_coalesced_on_receive,
+     .timeout = 30)
+{
+	udp_burst(true, true);
+}
+
+Test(wire_udp, segmented_burst_reaches_a_receiver_without_gro,
+     .timeout = 30)
+{
+	udp_burst(true, false);
+}
+
+Test(wire_udp, without_gso_a_burst_is_one_sendmmsg_of_datagrams,
+     .timeout = 30)
+{
+	udp_burst(false, true);
+}
 
 #ifdef HAVE_VERBS
 /* --- verbs only, on the emulated device --------------------------------- */

@@ -377,6 +377,8 @@ static int ep_open_wire(struct srd_ep *ep, const union srd_wire_addr *addr)
 		.npaths = (uint16_t)srd_params.paths,
 		.mtu = ep->dom->iface.mtu,
 		.sockbuf_bytes = (uint32_t)srd_params.sockbuf,
+		.gso = srd_params.gso != 0,
+		.gro = srd_params.gro != 0,
 	};
 	struct srd_wire_verbs_attr vattr = {
 		.port = &ep->dom->iface.vport,
@@ -407,6 +409,7 @@ static int ep_open_wire(struct srd_ep *ep, const union srd_wire_addr *addr)
 	cfg.cc_target_ns = (uint64_t)srd_params.cc_target_us * SRD_NS_PER_US;
 	cfg.cwnd_init = (uint32_t)srd_params.cwnd_init;
 	cfg.path_step_ns = (uint64_t)srd_params.path_step_us * SRD_NS_PER_US;
+	cfg.path_burst = (uint16_t)srd_params.path_burst;
 	cfg.max_peers = (uint32_t)srd_params.max_peers;
 	cfg.features = SRD_FEAT_RMA;
 	if (ep->wire) {

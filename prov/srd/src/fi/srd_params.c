@@ -32,6 +32,9 @@ struct srd_params srd_params = {
 	.cc_target_us = SRD_TP_CC_TARGET_NS_DEFAULT / SRD_NS_PER_US,
 	.cwnd_init = SRD_TP_CWND_INIT_DEFAULT,
 	.path_step_us = SRD_TP_PATH_DELAY_STEP_NS / SRD_NS_PER_US,
+	.path_burst = SRD_TP_PATH_BURST_DEFAULT,
+	.gso = 1,
+	.gro = 1,
 	.stats_interval_ms = 100,
 	.progress_thread = 1,
 	.progress_idle_us = 1000,
@@ -132,6 +135,17 @@ static const struct srd_param_def srd_param_table[] = {
 	      "this many microseconds gets one turn in two, twice as much "
 	      "one in three, and so on; about the queueing delay the "
 	      "fabric's switches can hold; 0 spreads evenly"),
+	P_INT("path_burst", path_burst, 1, 64,
+	      "Spraying: new packets a path carries in a row before the "
+	      "next path's turn, 1 to 64; the UDP wire sends such a burst "
+	      "as one segmented datagram (at most 64 KiB: 44 packets at "
+	      "MTU 1500, 7 at 9000, 1 on loopback); 1 sprays per packet"),
+	P_BOOL("gso", gso,
+	       "UDP wire: send a path's burst with one system call "
+	       "(UDP_SEGMENT), where the kernel and interface allow"),
+	P_BOOL("gro", gro,
+	       "UDP wire: let the kernel coalesce received packets of one "
+	       "path (UDP_GRO) and split them after one system call"),
 	P_BOOL("stats", stats,
 	       "Print the endpoint's transport, peer and path counters to "
 	       "stderr when it closes"),

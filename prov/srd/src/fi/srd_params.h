@@ -26,6 +26,9 @@ struct srd_params {
 	int cc_target_us;		/* delay target over base RTT; 0: no CC */
 	int cwnd_init;			/* packets */
 	int path_step_us;		/* path steering by RTT; 0: off */
+	int path_burst;			/* packets a path takes in a row */
+	int gso;			/* bool: UDP segmentation offload */
+	int gro;			/* bool: UDP receive coalescing */
 	int stats;			/* bool: print counters at close */
 	char *stats_dir;		/* snapshot files for srd_stat */
 	int stats_interval_ms;

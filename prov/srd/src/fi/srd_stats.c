@@ -229,6 +229,15 @@ static void stats_print(struct srd_ep *ep, FILE *f)
 		e.path_probes, e.rto_spurious, e.peers, e.peers_failed,
 		e.rx_drop_malformed, e.rx_drop_unknown, e.rx_drop_conn,
 		e.rx_drop_window);
+	/* the wire's system calls per datagram (UDP: what GSO and GRO
+	 * save) */
+	fprintf(f, "wire %s tx_calls %lu tx_dgrams %lu rx_calls %lu "
+		"rx_dgrams %lu segs_max %u\n", ep->wire->ops->name,
+		(unsigned long)ep->wire->tx_calls,
+		(unsigned long)ep->wire->tx_dgrams,
+		(unsigned long)ep->wire->rx_calls,
+		(unsigned long)ep->wire->rx_dgrams,
+		(unsigned)SRD_MAX(ep->wire->tx_segs_max, 1));
 	/* the message layer: what waits where (a stalled receiver shows
 	 * whether its messages are posted, unexpected or held for order) */
 	fprintf(f, "msg posted_msg %zu posted_tagged %zu unexp_msg %zu "

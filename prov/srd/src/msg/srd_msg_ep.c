@@ -134,12 +134,14 @@ int srd_msg_ep_progress(struct srd_msg_ep *ep)
 
 	if (!ep->enabled)
 		return 0;
+	srd_tp_tx_hold(&ep->tp);	/* one post for the whole step */
 	work = srd_tp_progress(&ep->tp);
 	srd_pke_cts_push_pending(ep);
 	srd_txe_push_pending(ep);
 	if (ep->reorder_stalled)
 		srd_peer_retry_reorder(ep);
 	srd_peer_watch_progress(ep);
+	srd_tp_tx_release(&ep->tp);
 	return work;
 }
 

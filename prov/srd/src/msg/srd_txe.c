@@ -230,10 +230,13 @@ void srd_txe_push(struct srd_msg_ep *ep, struct srd_txe *txe)
 {
 	struct srd_pke *pke;
 
+	/* The message's packets reach the wire together (spec 5.12). */
+	srd_tp_tx_hold(&ep->tp);
 	while (txe_has_work(txe)) {
 		pke = srd_pool_get(&ep->pke_pool);
 		if (!pke) {
 			txe_stall(ep, txe);
+			srd_tp_tx_release(&ep->tp);
 			return;
 		}
 		pke->txe = txe;
@@ -241,6 +244,7 @@ void srd_txe_push(struct srd_msg_ep *ep, struct srd_txe *txe)
 		txe->pkts_out++;
 		srd_tp_send(&ep->tp, &txe->peer->tp, &pke->tp);
 	}
+	srd_tp_tx_release(&ep->tp);
 	if (txe->proto == SRD_PKT_RTS && txe->first_sent &&
 	    !txe_all_sent(txe) && txe->state != SRD_TXE_WAIT_CTS) {
 		txe->state = SRD_TXE_WAIT_CTS;

@@ -22,6 +22,7 @@ void srd_tp_cfg_default(struct srd_tp_cfg *cfg)
 	cfg->cc_target_ns = SRD_TP_CC_TARGET_NS_DEFAULT;
 	cfg->cwnd_init = SRD_TP_CWND_INIT_DEFAULT;
 	cfg->path_step_ns = SRD_TP_PATH_DELAY_STEP_NS;
+	cfg->path_burst = SRD_TP_PATH_BURST_DEFAULT;
 	cfg->max_peers = 1u << 20;
 	cfg->peer_size = sizeof(struct srd_tp_peer);
 	cfg->features = 0;
@@ -40,6 +41,10 @@ int srd_tp_init(struct srd_tp *tp, struct srd_wire *wire,
 	tp->ops = ops;
 	tp->ctx = ctx;
 	tp->conn_id = (uint32_t)srd_random_u64() | 1;
+	/* A burst longer than the wire sends at once only coarsens the
+	 * spraying; a wire without segmentation sprays per packet. */
+	tp->path_burst = (uint16_t)SRD_MAX(1u, SRD_MIN((unsigned)cfg->path_burst,
+						     (unsigned)wire->tx_segs_max));
 	srd_heap_init(&tp->timers);
 	srd_dlist_init(&tp->ack_list);
 	return srd_hmap_init(&tp->peers, 64);
@@ -124,6 +129,50 @@ int srd_tp_post_raw(struct srd_tp *tp, struct srd_tp_peer *peer,
 	return ret == 1 ? 0 : (ret < 0 ? ret : -EAGAIN);
 }
 
+void srd_tp_tx_stage(struct srd_tp *tp, struct srd_tp_peer *peer,
+		     struct srd_tp_pkt *pkt)
+{
+	struct srd_wire_tx *tx;
+
+	if (tp->tx_staged == SRD_TP_TX_STAGE)
+		srd_tp_tx_post_staged(tp);
+	tx = &tp->tx_stage[tp->tx_staged];
+	tx->dst = &peer->addr;
+	tx->path = pkt->path;
+	tx->iovcnt = pkt->iovcnt;
+	tx->iov = pkt->iov;
+	tp->tx_stage_pkt[tp->tx_staged++] = pkt;
+	pkt->flags |= SRD_TP_PKT_F_STAGED;
+}
+
+/* A datagram the wire does not take is a loss like any other: the
+ * transport resends it. */
+void srd_tp_tx_post_staged(struct srd_tp *tp)
+{
+	int n = tp->tx_staged, done = 0, ret;
+	uint64_t now = tp->wire->ops->now_ns(tp->wire);
+
+	tp->tx_staged = 0;
+	/* Round trips count from here, not from when the packet was
+	 * staged: a window that opens wide is posted in several calls,
+	 * and the last ones leave a sendmmsg or two later. */
+	for (int i = 0; i < n; i++) {
+		struct srd_tp_pkt *pkt = tp->tx_stage_pkt[i];
+
+		pkt->flags &= ~SRD_TP_PKT_F_STAGED;
+		if (pkt->retries == 0)
+			pkt->first_sent_ns = now;
+		pkt->sent_ns = now;
+	}
+	while (done < n) {
+		ret = tp->wire->ops->post(tp->wire, tp->tx_stage + done,
+					  n - done);
+		if (ret <= 0)
+			break;
+		done += ret;
+	}
+}
+
 uint64_t srd_tp_next_deadline(const struct srd_tp *tp)
 {
 	struct srd_heap_node *top = srd_heap_top(&tp->timers);
@@ -188,7 +237,7 @@ static __attribute__((noinline)) void tp_rx_one(struct srd_tp *tp,
 	/* Only the incarnations we talk with count as the peer answering. */
 	if (base->src_conn == peer->rx_conn ||
 	    base->src_conn == peer->tx_remote_conn)
-		peer->last_heard_ns = srd_tp_now(tp);
+		peer->last_heard_ns = rx->rx_ns ? rx->rx_ns : srd_tp_now(tp);
 	if (base->type == SRD_PKT_ACK)
 		srd_tp_rx_ack(tp, peer, rx->buf, rx->len, rx->rx_ns);
 	else if (base->type == SRD_PKT_PATH_PROBE ||
@@ -215,6 +264,7 @@ static int tp_poll_wire(struct srd_tp *tp)
 		for (int i = 0; i < n; i++)
 			tp_rx_one(tp, &rx[i]);
 		total += SRD_MAX(n, 0);
+		tp->now_cache = 0;	/* handling the batch took a while */
 		tp_send_acks(tp);
 	} while (n == SRD_TP_RX_BATCH && total < 4 * SRD_TP_RX_BATCH);
 	if (n < SRD_TP_RX_BATCH)
@@ -288,8 +338,12 @@ static int tp_fail_dead_wire(struct srd_tp *tp)
 
 int srd_tp_progress(struct srd_tp *tp)
 {
-	int work = tp_poll_wire(tp);
-	uint64_t now = srd_tp_now(tp);
+	uint64_t now;
+	int work;
+
+	srd_tp_tx_hold(tp);
+	work = tp_poll_wire(tp);
+	now = srd_tp_now(tp);
 
 	if (tp->wire->error)
 		work += tp_fail_dead_wire(tp);
@@ -301,5 +355,6 @@ int srd_tp_progress(struct srd_tp *tp)
 	if (!tp->rx_backlog_ns || now - tp->rx_backlog_ns >=
 	    SRD_TP_BACKLOG_MAX_NS)
 		work += tp_run_timers(tp, now);
+	srd_tp_tx_release(tp);
 	return work;
 }

@@ -47,6 +47,8 @@
 #define SRD_TP_PROBE_MIN_NS		(200 * SRD_NS_PER_US) /* tail loss probe floor */
 #define SRD_TP_PROBES_MAX		2	/* per ack progress */
 #define SRD_TP_RX_BATCH			32	/* datagrams per wire poll */
+#define SRD_TP_TX_STAGE			64	/* datagrams per wire post */
+#define SRD_TP_PATH_BURST_DEFAULT	16	/* packets a path takes in a row */
 /* A handshake that claims a new incarnation of a peer is believed only
  * when the incarnation we know has been silent this long and has not
  * answered a liveness probe sent at least this long ago (spec 5.4): a
@@ -93,6 +95,7 @@ enum srd_tp_pkt_state {
 
 #define SRD_TP_PKT_F_FAST_RETX	(1u << 0)	/* resent on a SACK hole */
 #define SRD_TP_PKT_F_LOST	(1u << 1)	/* in tx_lost: waits to be resent */
+#define SRD_TP_PKT_F_STAGED	(1u << 2)	/* in srd_tp.tx_stage, not posted */
 
 enum srd_tp_path_state {
 	SRD_TP_PATH_UP,
@@ -168,6 +171,8 @@ struct srd_tp_peer {
 	uint64_t acked_sent_ns;		/* latest send time of a packet acked */
 	uint8_t probes_sent;		/* tail loss probes since the last ack */
 	uint8_t rto_streak;		/* silent timeouts since the last ack */
+	uint8_t burst_left;		/* new packets still due on burst_path */
+	uint16_t burst_path;
 	double cwnd_undo, ssthresh_undo;	/* before the last timeout's cut */
 	uint64_t last_heard_ns;		/* last valid packet from the peer */
 	uint32_t path_next;
@@ -254,6 +259,10 @@ struct srd_tp_cfg {
 	/* RTT over the best path per turn a path is passed over (spec
 	 * 5.12): about the queueing the fabric can hold; 0: never. */
 	uint64_t path_step_ns;
+	/* New packets a path takes in a row before spraying moves on, so
+	 * that the wire can send them as one (UDP GSO); capped by the
+	 * wire's tx_segs_max (spec 5.12). */
+	uint16_t path_burst;
 	uint32_t max_peers;
 	size_t peer_size;		/* >= sizeof(struct srd_tp_peer) */
 	uint64_t features;		/* advertised in handshakes (spec 5.2) */
@@ -290,6 +299,15 @@ struct srd_tp {
 	 * give up on may be in the queue (SRD_TP_BACKLOG_MAX_NS at most). */
 	uint64_t rx_backlog_ns;
 	uint64_t polled_ns;		/* the last srd_tp_progress */
+	uint16_t path_burst;		/* cfg.path_burst within the wire's cap */
+	/* Sends are staged while held (srd_tp_tx_hold) and posted to the
+	 * wire as one batch when the last hold is released: a burst for
+	 * one path leaves in one system call. */
+	uint16_t tx_hold;
+	uint16_t tx_staged;
+	uint64_t now_cache;		/* srd_tp_now while held; 0: unread */
+	struct srd_wire_tx tx_stage[SRD_TP_TX_STAGE];
+	struct srd_tp_pkt *tx_stage_pkt[SRD_TP_TX_STAGE];
 };
 
 int srd_tp_init(struct srd_tp *tp, struct srd_wire *wire,
@@ -329,13 +347,38 @@ void srd_tp_pkt_init(struct srd_tp_pkt *pkt, uint8_t type, size_t hdr_len);
  * window allow.  The packet belongs to the transport until done(). */
 void srd_tp_send(struct srd_tp *tp, struct srd_tp_peer *peer,
 		 struct srd_tp_pkt *pkt);
+/* Posts the staged sends (srd_tp_tx_hold) to the wire now. */
+void srd_tp_tx_post_staged(struct srd_tp *tp);
+/* Between hold and release, sequenced sends are staged and go to the
+ * wire together at the release (holds nest; progress holds too): the
+ * layer above holds around a loop of srd_tp_send.  Acks and handshakes
+ * are never staged. */
+static inline void srd_tp_tx_hold(struct srd_tp *tp)
+{
+	tp->tx_hold++;
+}
+static inline void srd_tp_tx_release(struct srd_tp *tp)
+{
+	if (--tp->tx_hold)
+		return;
+	tp->now_cache = 0;
+	if (tp->tx_staged)
+		srd_tp_tx_post_staged(tp);
+}
 /* Polls the wire, fires due timers, sends acks.  Returns work done. */
 int srd_tp_progress(struct srd_tp *tp);
 /* Absolute time of the next timer, or UINT64_MAX. */
 uint64_t srd_tp_next_deadline(const struct srd_tp *tp);
+/* The clock, read once per hold (and per received batch within it):
+ * what is staged leaves at the release anyway, and a clock read per
+ * packet was a tenth of a bulk sender's time. */
 static inline uint64_t srd_tp_now(struct srd_tp *tp)
 {
-	return tp->wire->ops->now_ns(tp->wire);
+	if (!tp->tx_hold)
+		return tp->wire->ops->now_ns(tp->wire);
+	if (!tp->now_cache)
+		tp->now_cache = tp->wire->ops->now_ns(tp->wire);
+	return tp->now_cache;
 }
 /* Bytes of payload that fit in one packet after hdr_len header bytes. */
 static inline uint32_t srd_tp_max_payload(const struct srd_tp *tp,

@@ -23,6 +23,18 @@ void srd_tp_fill_base(struct srd_tp *tp, struct srd_tp_peer *peer,
 		      struct srd_base_hdr *base, uint8_t type, uint16_t path);
 int srd_tp_post_raw(struct srd_tp *tp, struct srd_tp_peer *peer,
 		    const struct iovec *iov, int iovcnt, uint16_t path);
+/* Adds a sequenced packet to the staged sends (the wire gets it at the
+ * release of the hold, or sooner when the stage fills). */
+void srd_tp_tx_stage(struct srd_tp *tp, struct srd_tp_peer *peer,
+		     struct srd_tp_pkt *pkt);
+/* Before a packet's done(): a staged copy must leave first, while its
+ * buffers are still the sender's. */
+static inline void srd_tp_pkt_unstage(struct srd_tp *tp,
+				      const struct srd_tp_pkt *pkt)
+{
+	if (pkt->flags & SRD_TP_PKT_F_STAGED)
+		srd_tp_tx_post_staged(tp);
+}
 void srd_tp_peer_rearm(struct srd_tp *tp, struct srd_tp_peer *peer);
 void srd_tp_hs_start(struct srd_tp *tp, struct srd_tp_peer *peer);
 void srd_tp_handle_hs(struct srd_tp *tp, const union srd_wire_addr *src,

@@ -79,6 +79,25 @@ static bool tp_path_usable(struct srd_tp_path *path)
 	return true;
 }
 
+static inline uint16_t tp_path_burst_start(struct srd_tp *tp,
+					   struct srd_tp_peer *peer,
+					   uint16_t path, int avoid)
+{
+	if (avoid < 0) {
+		/* No longer than the path's share of the window: a window
+		 * spread over all paths each round trip, in runs rather than
+		 * one packet at a time, loads each path the same (and a run
+		 * longer than its share would queue on one link what the
+		 * others could carry). */
+		uint32_t share = (uint32_t)peer->cwnd / tp->wire->npaths;
+
+		peer->burst_path = path;
+		peer->burst_left = (uint8_t)(SRD_MIN(share ? share : 1,
+						     (uint32_t)tp->path_burst) - 1);
+	}
+	return path;
+}
+
 uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  int avoid)
 {
@@ -93,6 +112,13 @@ uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
 	    peer->good_path != avoid &&
 	    peer->paths[peer->good_path].state == SRD_TP_PATH_UP)
 		return peer->good_path;
+	/* A new packet finishes its path's burst (the wire sends a burst
+	 * as one segmented datagram) unless the path went down meanwhile. */
+	if (avoid < 0 && peer->burst_left &&
+	    peer->paths[peer->burst_path].state != SRD_TP_PATH_DOWN) {
+		peer->burst_left--;
+		return peer->burst_path;
+	}
 	/* Two rounds: the skip counters make every UP path usable by the
 	 * second; if every path is DOWN, fall back to plain rotation. */
 	for (uint32_t tries = 0; tries < 2u * n; tries++) {
@@ -101,9 +127,10 @@ uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
 		if ((int)i == avoid)
 			continue;
 		if (tp_path_usable(&peer->paths[i]))
-			return i;
+			return tp_path_burst_start(tp, peer, i, avoid);
 	}
-	return (uint16_t)(peer->path_next++ % n);
+	return tp_path_burst_start(tp, peer, (uint16_t)(peer->path_next++ % n),
+				   avoid);
 }
 
 /* Acks and handshakes: the next path that is not DOWN. */

@@ -192,6 +192,7 @@ void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err)
 	if (peer->tx_state != SRD_TP_TX_IDLE)
 		tp_tx_set_state(tp, peer, SRD_TP_TX_IDLE);
 	tp->cnt.peers_failed++;
+	srd_tp_tx_post_staged(tp);	/* they are about to be freed */
 	while ((e = srd_dlist_pop_head(&peer->tx_inflight_list)) ||
 	       (e = srd_dlist_pop_head(&peer->tx_lost)) ||
 	       (e = srd_dlist_pop_head(&peer->tx_queue))) {

@@ -12,14 +12,13 @@
 #include <errno.h>
 #include <string.h>
 
+/* Acks owed now go out once the wire poll's batch is handled
+ * (tp_send_acks): one ack covers whatever that poll received, up to
+ * SRD_TP_RX_BATCH datagrams (with GRO, a path's whole burst). */
 static void tp_ack_schedule(struct srd_tp *tp, struct srd_tp_peer *peer,
 			    bool now)
 {
-	if (peer->rx_unacked >= SRD_TP_ACK_EVERY) {
-		srd_tp_ack_send(tp, peer);	/* a full batch: at once */
-		return;
-	}
-	if (now) {
+	if (now || peer->rx_unacked >= SRD_TP_ACK_EVERY) {
 		if (!peer->ack_now) {
 			peer->ack_now = true;
 			srd_dlist_insert_tail(&tp->ack_list, &peer->ack_entry);

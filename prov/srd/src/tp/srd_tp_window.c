@@ -49,10 +49,16 @@ static void tp_transmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	struct srd_base_hdr *base = (struct srd_base_hdr *)pkt->hdr;
 
+	/* A resend of a packet still staged: its first copy leaves first,
+	 * with the header it was staged with. */
+	srd_tp_pkt_unstage(tp, pkt);
 	srd_tp_fill_base(tp, peer, base, base->type, pkt->path);
 	base->psn = pkt->psn;
 	pkt->sent_ns = now;
-	srd_tp_post_raw(tp, peer, pkt->iov, pkt->iovcnt, pkt->path);
+	if (tp->tx_hold)
+		srd_tp_tx_stage(tp, peer, pkt);
+	else
+		srd_tp_post_raw(tp, peer, pkt->iov, pkt->iovcnt, pkt->path);
 	srd_tp_ack_note_piggyback(peer);
 	pkt->path_seq = srd_tp_path_sent(peer, pkt->path, pkt->len,
 					 pkt->retries != 0, now);
@@ -180,6 +186,7 @@ void srd_tp_window_flush(struct srd_tp *tp, struct srd_tp_peer *peer)
 
 	if (tp_rnr_waiting(peer, now))
 		return;		/* the timer flushes when the wait is over */
+	srd_tp_tx_hold(tp);
 	/* Lost packets first: they hold back the cumulative ack. */
 	while (!srd_dlist_empty(&peer->tx_lost) && tp_cwnd_open(peer))
 		tp_resend_lost_head(tp, peer, now);
@@ -195,6 +202,7 @@ void srd_tp_window_flush(struct srd_tp *tp, struct srd_tp_peer *peer)
 	}
 	if (was_idle && !srd_dlist_empty(&peer->tx_inflight_list))
 		srd_tp_peer_rearm(tp, peer);
+	srd_tp_tx_release(tp);
 }
 
 void srd_tp_send(struct srd_tp *tp, struct srd_tp_peer *peer,
@@ -454,6 +462,7 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 	peer->tx_inflight_bytes -= pkt->len;
 	srd_dlist_remove(&pkt->entry);
 	pkt->state = SRD_TP_PKT_FREE;
+	srd_tp_pkt_unstage(tp, pkt);
 	tp->ops->done(tp->ctx, pkt, 0);
 }
 

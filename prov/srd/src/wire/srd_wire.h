@@ -95,7 +95,14 @@ struct srd_wire {
 	union srd_wire_addr addr;	/* this endpoint's address */
 	uint32_t mtu;			/* largest datagram payload */
 	uint16_t npaths;
+	/* Datagrams of one path the wire may send as one (UDP GSO): a run
+	 * of consecutive posts to the same address and path, all of one
+	 * length but the last, which may be shorter.  0 or 1: none. */
+	uint16_t tx_segs_max;
 	uint32_t rx_bytes;		/* receive buffering the kernel gave us */
+	/* UDP: system calls that carried datagrams, and the datagrams
+	 * (segments counted one by one); other wires leave them 0. */
+	uint64_t tx_calls, tx_dgrams, rx_calls, rx_dgrams;
 	/* 0, or a negative errno once the wire can never carry a datagram
 	 * again (its device went away): sticky; the transport fails every
 	 * send with it instead of waiting out peer timeouts. */
@@ -107,6 +114,8 @@ struct srd_wire_udp_attr {
 	uint16_t npaths;
 	uint32_t mtu;			/* cap; 0: the interface's */
 	uint32_t sockbuf_bytes;		/* requested SO_RCVBUF/SO_SNDBUF */
+	bool gso;			/* segment a path's burst (UDP_SEGMENT) */
+	bool gro;			/* take coalesced datagrams (UDP_GRO) */
 };
 int srd_wire_udp_open(const struct srd_wire_udp_attr *attr,
 		      struct srd_wire **wire);

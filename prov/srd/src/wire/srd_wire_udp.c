@@ -9,6 +9,15 @@
  * cannot tell the peer by source port: the srd header names it.
  * Datagrams are never fragmented (don't-fragment set): one lost fragment
  * would lose the datagram, and fragments do not spray.
+ *
+ * The cost at a real MTU is per datagram, so both directions batch:
+ * a run of posts for one path and address leaves as one segmented
+ * datagram (UDP_SEGMENT: the kernel cuts it into the original
+ * datagrams, each with its own srd header), the runs for one socket in
+ * one sendmmsg; the receiving socket takes coalesced datagrams
+ * (UDP_GRO), which the poll splits at the segment size the kernel
+ * reports.  Either is dropped, with one info line, where the kernel
+ * refuses it.
  * It owns its sockets and receive buffers; it knows nothing of headers.
  */
 #include "config.h"
@@ -16,34 +25,74 @@
 #include "srd_log.h"
 #include "srd_clock.h"
 #include "srd_list.h"
+#include "srd_minmax.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/udp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT		103
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO			104
+#endif
+
 #define SRD_UDP_RX_BATCH	32
+/* With GRO a datagram holds a path's burst: fewer per call keep what
+ * the kernel copied in cache until the payload is copied out, and the
+ * buffers at 1 MiB. */
+#define SRD_UDP_RX_BATCH_GRO	16
+#define SRD_UDP_TX_BATCH	64	/* datagrams per sendmmsg */
+#define SRD_UDP_TX_IOV		(SRD_UDP_TX_BATCH * SRD_WIRE_IOV_MAX)
+#define SRD_UDP_GSO_SEGS_MAX	64	/* the kernel's UDP_MAX_SEGMENTS (>= 4.18) */
 #define SRD_UDP_MAX_PAYLOAD	65507	/* IPv4 datagram limit */
+#define SRD_UDP_GRO_BUF		65536	/* a coalesced datagram's most */
 #define SRD_UDP_V4_OVERHEAD	28	/* IPv4 + UDP headers */
 #define SRD_UDP_V6_OVERHEAD	48
 
 union srd_udp_ctl {
 	struct cmsghdr align;
-	uint8_t buf[CMSG_SPACE(sizeof(struct timespec))];
+	uint8_t buf[CMSG_SPACE(sizeof(struct timespec)) +
+		    CMSG_SPACE(sizeof(int))];
+};
+
+union srd_udp_gso_ctl {
+	struct cmsghdr align;
+	uint8_t buf[CMSG_SPACE(sizeof(uint16_t))];
 };
 
 struct srd_wire_udp {
 	struct srd_wire wire;
 	int *fds;			/* fds[path] */
-	uint8_t *rx_bufs;		/* SRD_UDP_RX_BATCH * wire.mtu */
+	uint8_t *rx_bufs;		/* rx_batch * rx_buf_len */
+	size_t rx_buf_len;		/* wire.mtu, or a GRO datagram's most */
+	int rx_batch;			/* datagrams per recvmmsg */
 	uint64_t tx_errors;
+	bool gso;			/* UDP_SEGMENT sends work */
+	bool gro;			/* the receiving socket coalesces */
 	/* recvmmsg vectors, built once: a poll that finds nothing (most of
 	 * them, while an application spins on its CQ) costs one system
 	 * call and no set-up */
 	struct mmsghdr rx_msgs[SRD_UDP_RX_BATCH];
 	struct iovec rx_iov[SRD_UDP_RX_BATCH];
 	union srd_udp_ctl rx_ctl[SRD_UDP_RX_BATCH];
+	union srd_wire_addr rx_src[SRD_UDP_RX_BATCH];
+	/* What the last recvmmsg returned and the poll has not yet handed
+	 * up: datagram rx_next from byte rx_off (a coalesced one is handed
+	 * up one segment at a time, over as many polls as it takes). */
+	int rx_got, rx_next;
+	size_t rx_off;
+	uint64_t rx_stamp[SRD_UDP_RX_BATCH];
+	uint32_t rx_seg[SRD_UDP_RX_BATCH];	/* segment size; 0: whole */
+	/* sendmmsg vectors, filled per post */
+	struct mmsghdr tx_msgs[SRD_UDP_TX_BATCH];
+	int tx_first[SRD_UDP_TX_BATCH];		/* first tx of each message */
+	union srd_udp_gso_ctl tx_ctl[SRD_UDP_TX_BATCH];
+	struct iovec tx_iov[SRD_UDP_TX_IOV];
 	/* CLOCK_REALTIME minus CLOCK_MONOTONIC, to turn the kernel's
 	 * receive stamps into our clock; re-read every SRD_UDP_OFFSET_NS */
 	int64_t real_offset_ns;
@@ -57,25 +106,172 @@ static inline struct srd_wire_udp *wire_udp(struct srd_wire *wire)
 	return srd_container_of(wire, struct srd_wire_udp, wire);
 }
 
+static inline size_t udp_tx_len(const struct srd_wire_tx *tx)
+{
+	size_t len = 0;
+
+	for (int i = 0; i < tx->iovcnt; i++)
+		len += tx->iov[i].iov_len;
+	return len;
+}
+
+/* Whether tx may follow the segments so far (seg bytes each, total in
+ * all) in one segmented datagram. */
+static inline bool udp_gso_joins(const struct srd_wire_tx *first,
+				 const struct srd_wire_tx *tx, size_t len,
+				 size_t seg, size_t last, size_t total,
+				 int segs)
+{
+	return tx->path == first->path && last == seg && len <= seg &&
+	       segs < SRD_UDP_GSO_SEGS_MAX &&
+	       total + len <= SRD_UDP_MAX_PAYLOAD &&
+	       (tx->dst == first->dst ||
+		srd_wire_addr_equal(tx->dst, first->dst));
+}
+
+/* Fills message m with tx[0..] from iov slot *niov: one datagram, or a
+ * segmented run.  Returns how many tx it took (0: no iov room). */
+static int udp_tx_msg(struct srd_wire_udp *udp, int m,
+		      const struct srd_wire_tx *tx, int n, int *niov)
+{
+	struct msghdr *h = &udp->tx_msgs[m].msg_hdr;
+	size_t seg = udp_tx_len(&tx[0]), last = seg, total = 0;
+	int k = 0, first_iov = *niov;
+
+	while (k < n && *niov + tx[k].iovcnt <= SRD_UDP_TX_IOV) {
+		size_t len = k ? udp_tx_len(&tx[k]) : seg;
+
+		if (k && !udp_gso_joins(&tx[0], &tx[k], len, seg, last, total,
+					k))
+			break;
+		memcpy(&udp->tx_iov[*niov], tx[k].iov,
+		       tx[k].iovcnt * sizeof(struct iovec));
+		*niov += tx[k].iovcnt;
+		total += len;
+		last = len;
+		k++;
+		if (!udp->gso)
+			break;
+	}
+	if (!k)
+		return 0;
+	h->msg_name = (void *)&tx[0].dst->sa;
+	h->msg_namelen = (socklen_t)srd_wire_addr_len(tx[0].dst);
+	h->msg_iov = &udp->tx_iov[first_iov];
+	h->msg_iovlen = (size_t)(*niov - first_iov);
+	h->msg_flags = 0;
+	if (k > 1) {
+		struct cmsghdr *c;
+		uint16_t seg16 = (uint16_t)seg;
+
+		h->msg_control = udp->tx_ctl[m].buf;
+		h->msg_controllen = sizeof(udp->tx_ctl[m].buf);
+		c = CMSG_FIRSTHDR(h);
+		c->cmsg_level = SOL_UDP;
+		c->cmsg_type = UDP_SEGMENT;
+		c->cmsg_len = CMSG_LEN(sizeof(seg16));
+		memcpy(CMSG_DATA(c), &seg16, sizeof(seg16));
+	} else {
+		h->msg_control = NULL;
+		h->msg_controllen = 0;
+	}
+	return k;
+}
+
+/* A send the kernel refused: a full buffer is a loss like any other,
+ * but a destination this socket can never reach (a loopback address
+ * sending to another host: EINVAL; no route) would otherwise look like
+ * a peer that never answers until the peer timeout.  Logged at the 1st,
+ * 2nd, 4th, 8th ... refusal of the wire. */
+static void udp_tx_error(struct srd_wire_udp *udp, const struct msghdr *h,
+			 int err)
+{
+	char from[64], to[64];
+	union srd_wire_addr dst;
+
+	udp->tx_errors++;
+	if (udp->tx_errors & (udp->tx_errors - 1))
+		return;
+	memset(&dst, 0, sizeof(dst));
+	memcpy(&dst, h->msg_name, SRD_MIN((size_t)h->msg_namelen, sizeof(dst)));
+	SRD_WARN(FI_LOG_EP_DATA, "send from %s to %s refused: %s (%lu "
+		 "refused so far)%s\n",
+		 srd_wire_addr_str(&udp->wire.addr, from, sizeof(from)),
+		 srd_wire_addr_str(&dst, to, sizeof(to)), strerror(err),
+		 (unsigned long)udp->tx_errors,
+		 err == EINVAL && udp->wire.addr.sa.sa_family == AF_INET &&
+		 (ntohl(udp->wire.addr.sin.sin_addr.s_addr) >> 24) == 127 ?
+		 "; a loopback address reaches no other host (FI_SRD_IFACE, "
+		 "or the node given to fi_getinfo)" : "");
+}
+
+/* The kernel or the device will not segment (no checksum offload, an
+ * old kernel): send datagram by datagram from now on. */
+static void udp_gso_refused(struct srd_wire_udp *udp, int err)
+{
+	udp->gso = false;
+	udp->wire.tx_segs_max = 1;
+	SRD_INFO(FI_LOG_EP_DATA, "UDP segmentation offload refused (%s): "
+		 "one system call per datagram from now on\n", strerror(err));
+}
+
+/*
+ * Posts tx[0..n) on one path's socket, all of them or up to the first
+ * of another path.  Returns how many tx it consumed.  A datagram the
+ * kernel will not take (a full socket buffer) is a loss like any other:
+ * the transport resends.
+ */
+static int udp_post_path(struct srd_wire_udp *udp,
+			 const struct srd_wire_tx *tx, int n)
+{
+	uint16_t path = tx[0].path;
+	int fd = udp->fds[path % udp->wire.npaths];
+	int m = 0, i = 0, niov = 0, k, sent;
+
+	while (i < n && m < SRD_UDP_TX_BATCH && tx[i].path == path) {
+		int run = i + 1;
+
+		while (run < n && tx[run].path == path)
+			run++;
+		k = udp_tx_msg(udp, m, tx + i, run - i, &niov);
+		if (!k)
+			break;
+		udp->tx_first[m++] = i;
+		i += k;
+	}
+	for (k = 0; k < m; k += sent) {
+		/* one message (a lone small send): sendmsg costs less */
+		if (m - k == 1)
+			sent = sendmsg(fd, &udp->tx_msgs[k].msg_hdr,
+				       MSG_DONTWAIT) < 0 ? -1 : 1;
+		else
+			sent = sendmmsg(fd, udp->tx_msgs + k,
+					(unsigned)(m - k), MSG_DONTWAIT);
+		udp->wire.tx_calls++;
+		if (sent > 0)
+			continue;
+		if (udp->gso && udp->tx_msgs[k].msg_hdr.msg_controllen &&
+		    (errno == EIO || errno == EINVAL || errno == ENOPROTOOPT ||
+		     errno == EOPNOTSUPP)) {
+			udp_gso_refused(udp, errno);
+			udp->wire.tx_dgrams += (uint64_t)udp->tx_first[k];
+			return udp->tx_first[k];	/* the rest again, unsegmented */
+		}
+		udp_tx_error(udp, &udp->tx_msgs[k].msg_hdr, errno);
+		sent = 1;
+	}
+	udp->wire.tx_dgrams += (uint64_t)i;
+	return i;
+}
+
 static int udp_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
 		    int n)
 {
 	struct srd_wire_udp *udp = wire_udp(wire);
+	int done = 0;
 
-	for (int i = 0; i < n; i++) {
-		struct msghdr msg = {
-			.msg_name = (void *)&tx[i].dst->sa,
-			.msg_namelen = (socklen_t)srd_wire_addr_len(tx[i].dst),
-			.msg_iov = (struct iovec *)tx[i].iov,
-			.msg_iovlen = tx[i].iovcnt,
-		};
-		int fd = udp->fds[tx[i].path % wire->npaths];
-
-		/* A full socket buffer is a loss like any other: the
-		 * transport resends. */
-		if (sendmsg(fd, &msg, MSG_DONTWAIT) < 0)
-			udp->tx_errors++;
-	}
+	while (done < n)
+		done += udp_post_path(udp, tx + done, n - done);
 	return n;
 }
 
@@ -115,23 +311,35 @@ static uint64_t udp_rx_stamp(const struct srd_wire_udp *udp,
 	return mono_now;
 }
 
-static int udp_poll(struct srd_wire *wire, struct srd_wire_rx *rx, int n)
+/* The segment size of a coalesced datagram (0: a single one). */
+static uint32_t udp_rx_seg(struct msghdr *msg)
 {
-	struct srd_wire_udp *udp = wire_udp(wire);
+	struct cmsghdr *c;
+
+	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		int seg;
+
+		if (c->cmsg_level != SOL_UDP || c->cmsg_type != UDP_GRO)
+			continue;
+		memcpy(&seg, CMSG_DATA(c), sizeof(seg));
+		return seg > 0 ? (uint32_t)seg : 0;
+	}
+	return 0;
+}
+
+static int udp_recv_batch(struct srd_wire_udp *udp)
+{
 	uint64_t mono_now;
 	int got;
 
-	if (n > SRD_UDP_RX_BATCH)
-		n = SRD_UDP_RX_BATCH;
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < udp->rx_batch; i++) {
 		struct msghdr *h = &udp->rx_msgs[i].msg_hdr;
 
-		h->msg_name = &rx[i].src;
-		h->msg_namelen = sizeof(rx[i].src);
+		h->msg_namelen = sizeof(udp->rx_src[i]);
 		h->msg_controllen = sizeof(udp->rx_ctl[i].buf);
 	}
-	got = recvmmsg(udp->fds[0], udp->rx_msgs, (unsigned)n, MSG_DONTWAIT,
-		       NULL);
+	got = recvmmsg(udp->fds[0], udp->rx_msgs, (unsigned)udp->rx_batch,
+		       MSG_DONTWAIT, NULL);
 	if (got <= 0)
 		return 0;
 	mono_now = srd_clock_now_ns();
@@ -140,14 +348,55 @@ static int udp_poll(struct srd_wire *wire, struct srd_wire_rx *rx, int n)
 	for (int i = 0; i < got; i++) {
 		struct mmsghdr *m = &udp->rx_msgs[i];
 
-		rx[i].buf = udp->rx_iov[i].iov_base;
-		rx[i].len = m->msg_len;
-		rx[i].rx_ns = udp_rx_stamp(udp, &m->msg_hdr, mono_now);
-		/* A truncated datagram is malformed: hand up zero bytes. */
-		if (m->msg_hdr.msg_flags & MSG_TRUNC)
-			rx[i].len = 0;
+		udp->rx_stamp[i] = udp_rx_stamp(udp, &m->msg_hdr, mono_now);
+		udp->rx_seg[i] = udp->gro ? udp_rx_seg(&m->msg_hdr) : 0;
+		/* A truncated datagram is malformed, and so is one larger
+		 * than our MTU (the GRO buffers have room for it): hand up
+		 * zero bytes. */
+		if ((m->msg_hdr.msg_flags & MSG_TRUNC) ||
+		    (udp->rx_seg[i] ? udp->rx_seg[i] : m->msg_len) >
+		    udp->wire.mtu) {
+			m->msg_len = 0;
+			udp->rx_seg[i] = 0;
+		}
 	}
+	udp->wire.rx_calls++;
+	udp->rx_got = got;
+	udp->rx_next = 0;
+	udp->rx_off = 0;
 	return got;
+}
+
+/* Hands up what the last recvmmsg returned, a segment at a time; a new
+ * recvmmsg only once all of it is handed up and only before anything
+ * is handed up in this poll (it reuses the buffers). */
+static int udp_poll(struct srd_wire *wire, struct srd_wire_rx *rx, int n)
+{
+	struct srd_wire_udp *udp = wire_udp(wire);
+	int k = 0;
+
+	if (udp->rx_next >= udp->rx_got && !udp_recv_batch(udp))
+		return 0;
+	while (k < n && udp->rx_next < udp->rx_got) {
+		int i = udp->rx_next;
+		size_t len = udp->rx_msgs[i].msg_len;
+		size_t seg = udp->rx_seg[i] ? udp->rx_seg[i] : len;
+		size_t left = len - udp->rx_off;
+
+		rx[k].src = udp->rx_src[i];
+		rx[k].buf = (uint8_t *)udp->rx_iov[i].iov_base + udp->rx_off;
+		rx[k].len = SRD_MIN(seg, left);
+		rx[k].rx_ns = udp->rx_stamp[i];
+		k++;
+		if (seg < left) {
+			udp->rx_off += seg;
+		} else {
+			udp->rx_next++;
+			udp->rx_off = 0;
+		}
+	}
+	udp->wire.rx_dgrams += (uint64_t)k;
+	return k;
 }
 
 static int udp_fd(struct srd_wire *wire)
@@ -259,6 +508,43 @@ static int udp_open_sockets(struct srd_wire_udp *udp,
 	return 0;
 }
 
+/*
+ * Segmentation pays only where a datagram is smaller than what one
+ * send can carry (not on loopback's 64 KiB); a kernel without it
+ * refuses the option.  FI_SRD_GSO / FI_SRD_GRO (attr) turn them off.
+ */
+static void udp_offloads(struct srd_wire_udp *udp,
+			 const struct srd_wire_udp_attr *attr)
+{
+	int segs = (int)(SRD_UDP_MAX_PAYLOAD / udp->wire.mtu), on = 1;
+
+	udp->wire.tx_segs_max = 1;
+	if (attr->gso && segs > 1) {
+		int seg = (int)udp->wire.mtu, zero = 0;
+
+		/* Settable means supported; each send names its own size. */
+		if (!setsockopt(udp->fds[0], SOL_UDP, UDP_SEGMENT, &seg,
+				sizeof(seg))) {
+			setsockopt(udp->fds[0], SOL_UDP, UDP_SEGMENT, &zero,
+				   sizeof(zero));
+			udp->gso = true;
+			udp->wire.tx_segs_max = (uint16_t)SRD_MIN(segs,
+						SRD_UDP_GSO_SEGS_MAX);
+		} else {
+			SRD_INFO(FI_LOG_EP_CTRL, "UDP_SEGMENT: %s; sending "
+				 "datagram by datagram\n", strerror(errno));
+		}
+	}
+	if (attr->gro && segs > 1) {
+		if (!setsockopt(udp->fds[0], SOL_UDP, UDP_GRO, &on,
+				sizeof(on)))
+			udp->gro = true;
+		else
+			SRD_INFO(FI_LOG_EP_CTRL, "UDP_GRO: %s; receiving "
+				 "datagram by datagram\n", strerror(errno));
+	}
+}
+
 int srd_wire_udp_open(const struct srd_wire_udp_attr *attr,
 		      struct srd_wire **wire)
 {
@@ -275,20 +561,27 @@ int srd_wire_udp_open(const struct srd_wire_udp_attr *attr,
 	udp->wire.npaths = attr->npaths;
 	udp->wire.mtu = udp_payload_mtu(&attr->bind, attr->mtu);
 	udp->fds = calloc(attr->npaths, sizeof(int));
-	udp->rx_bufs = malloc((size_t)SRD_UDP_RX_BATCH * udp->wire.mtu);
-	if (!udp->fds || !udp->rx_bufs) {
+	if (!udp->fds) {
 		ret = -ENOMEM;
 		goto err;
 	}
 	ret = udp_open_sockets(udp, attr);
 	if (ret)
 		goto err;
-	for (int i = 0; i < SRD_UDP_RX_BATCH; i++) {
+	udp_offloads(udp, attr);
+	udp->rx_buf_len = udp->gro ? SRD_UDP_GRO_BUF : udp->wire.mtu;
+	udp->rx_batch = udp->gro ? SRD_UDP_RX_BATCH_GRO : SRD_UDP_RX_BATCH;
+	udp->rx_bufs = malloc((size_t)udp->rx_batch * udp->rx_buf_len);
+	if (!udp->rx_bufs) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	for (int i = 0; i < udp->rx_batch; i++) {
 		struct msghdr *h = &udp->rx_msgs[i].msg_hdr;
 
-		udp->rx_iov[i].iov_base = udp->rx_bufs +
-					  (size_t)i * udp->wire.mtu;
-		udp->rx_iov[i].iov_len = udp->wire.mtu;
+		udp->rx_iov[i].iov_base = udp->rx_bufs + i * udp->rx_buf_len;
+		udp->rx_iov[i].iov_len = udp->rx_buf_len;
+		h->msg_name = &udp->rx_src[i];
 		h->msg_iov = &udp->rx_iov[i];
 		h->msg_iovlen = 1;
 		h->msg_control = udp->rx_ctl[i].buf;
