@@ -29,7 +29,10 @@
 #          kernel's reference (when iperf3 is installed); and for srd
 #          and net the CPU time both processes spent per KiB moved in a
 #          1 MiB stream (their children's times from /proc: every
-#          provider here busy-polls, so it reads about 2 CPUs / rate).
+#          provider here busy-polls, so it reads about 2 CPUs / rate);
+#          and raw UDP with 16-datagram UDP_SEGMENT sends into a
+#          UDP_GRO socket (sft_udp_floor -G 16: the kernel's part of
+#          srd's data path), as "udp_gso" in the 1 MiB bw row.
 #          Sections "veth1500", "veth9000" in the PERF lines.
 #
 # Prints per section a table of medians (min-max of the repeats in
@@ -391,6 +394,24 @@ iperf3_run() {
 	wait "$spid" 2>/dev/null
 }
 
+# gso_floor_run SECTION MTU: raw UDP on the bed, 16 MTU-sized datagrams
+# per UDP_SEGMENT send into a UDP_GRO socket, each datagram in two
+# pieces: the kernel's cost of what srd's wire does with its default 16
+# paths and a full window (sft_udp_floor -G), as "udp_gso" in the bw
+# table's 1 MiB row
+gso_floor_run() {
+	local sec=$1 seg=$(($2 - 28)) log="$tmp/$1.udp_gso.$rep"
+	if veth_pair "$log" 60 sft_udp_floor -o bw -S "$seg" -G 16 -T 2; then
+		awk -v sec="$sec" '$1 == "RESULT" && $2 == "floor" {
+			for (i = 3; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+			printf "%s bw 1048576 udp_gso %s MB/s\n", sec, f["mbps"] }' \
+			"$log.server" >>"$res"
+	else
+		echo "  [$rep] sft_udp_floor -G on the bed failed:" \
+		     "$(grep -h -m1 FAIL "$log" "$log.server" | head -n1)"
+	fi
+}
+
 veth_provs=
 for prov in $provs; do
 	case "$prov" in srd|net|"tcp;ofi_rxm") veth_provs+="$prov " ;; esac
@@ -421,6 +442,7 @@ if has veth; then
 					-I "$bw_iters"
 			done
 			[ "$have_iperf3" = 1 ] && iperf3_run "$sec"
+			gso_floor_run "$sec" "$mtu"
 			for prov in $veth_provs; do
 				veth_run "$sec" lat "$prov" -o lat -S 8 -I "$lat_iters"
 			done
@@ -485,6 +507,7 @@ END {
 		for (i = 1; i <= np; i++) if ((t, P[i]) in has) cols = cols " " P[i]
 		if ((t, "floor") in has) cols = cols " floor"
 		if ((t, "iperf3") in has) cols = cols " iperf3"
+		if ((t, "udp_gso") in has) cols = cols " udp_gso"
 		nc = split(cols, C, " ")
 		printf "%-9s", "size"
 		for (i = 1; i <= nc; i++) printf " %24s", C[i]

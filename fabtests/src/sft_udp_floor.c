@@ -14,6 +14,12 @@
  *           MB/s of payload delivered (datagrams the socket dropped do not
  *           count).  The client paces nothing: a full socket buffer is
  *           retried, as a transport would.
+ *   -G N:   (bw) the client sends N datagrams of each size at a time as
+ *           one segmented datagram (UDP_SEGMENT), each datagram in two
+ *           pieces (its first 64 bytes, then the rest) as srd posts a
+ *           header and its payload, and the server's socket coalesces
+ *           (UDP_GRO): the kernel's own cost of what srd's UDP wire does
+ *           at a real MTU.
  *
  * Every datagram carries a sequence number and a pattern the receiver
  * checks on the first word of each datagram and in full on every 64th
@@ -22,7 +28,7 @@
  * the same -o and -S.
  *
  * usage: sft_udp_floor -o lat|bw [-s | SERVER_IP] [-P PORT] [-S SIZES]
- *                      [-I ITERS] [-T SECONDS]
+ *                      [-I ITERS] [-T SECONDS] [-G SEGMENTS]
  * Prints a table, then lines "RESULT floor op=... size=... value=...".
  */
 #include "config.h"
@@ -30,6 +36,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,14 +46,24 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
+
 #define FLOOR_MAX_DGRAM 65507
+#define FLOOR_RX_BUF 65536	/* a coalesced datagram's most */
+#define FLOOR_GSO_MAX 64	/* the kernel's UDP_MAX_SEGMENTS */
+#define FLOOR_GSO_HEAD 64	/* the first piece of each segment */
 #define FLOOR_MAX_SIZES 16
 #define FLOOR_HDR 8		/* the sequence number */
 #define FLOOR_END (~0ull << 8)	/* + size index: a stream's end marker */
 
 struct floor_opts {
 	const char *op, *dst;
-	int server, port, iters, nsizes;
+	int server, port, iters, nsizes, gso;
 	double seconds;
 	size_t sizes[FLOOR_MAX_SIZES];
 };
@@ -116,6 +134,9 @@ static int open_socket(const struct floor_opts *o, struct sockaddr_in *peer)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof(buf)))
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	if (o->gso && o->server &&
+	    setsockopt(fd, SOL_UDP, UDP_GRO, &(int){ 1 }, sizeof(int)))
+		die("UDP_GRO");
 	memset(peer, 0, sizeof(*peer));
 	peer->sin_family = AF_INET;
 	peer->sin_port = htons((uint16_t)o->port);
@@ -213,42 +234,156 @@ static void run_lat(const struct floor_opts *o, int fd,
 	}
 }
 
-/* Receiver: counts datagrams until the end marker; returns MB/s. */
+/* Busy-polls for one datagram, coalesced or not; its segment size (the
+ * whole length when it is a single datagram) in *seg. */
+static size_t recv_spin_seg(int fd, uint8_t *buf, struct sockaddr_in *from,
+			    uint64_t limit, size_t *seg)
+{
+	union { struct cmsghdr c; uint8_t b[CMSG_SPACE(sizeof(int))]; } ctl;
+	struct iovec iov = { buf, FLOOR_RX_BUF };
+	struct msghdr h = { .msg_name = from, .msg_iov = &iov,
+			    .msg_iovlen = 1 };
+	ssize_t n;
+
+	for (;;) {
+		h.msg_namelen = sizeof(*from);
+		h.msg_control = ctl.b;
+		h.msg_controllen = sizeof(ctl.b);
+		n = recvmsg(fd, &h, MSG_DONTWAIT);
+		if (n >= 0)
+			break;
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			die("recvmsg");
+		if (now_ns() > limit) {
+			errno = ETIMEDOUT;
+			die("waiting for a datagram");
+		}
+	}
+	*seg = (size_t)n;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c))
+		if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+			int v;
+
+			memcpy(&v, CMSG_DATA(c), sizeof(v));
+			if (v > 0)
+				*seg = (size_t)v;
+		}
+	return (size_t)n;
+}
+
+struct floor_stream {
+	uint64_t first, last, bytes, got, next, lost;
+};
+
+/* One datagram of a stream (n bytes at d); true at the size's end
+ * marker. */
+static bool stream_one(struct floor_stream *st, int fd, const uint8_t *d,
+		       size_t n, size_t size, int sidx,
+		       const struct sockaddr_in *from)
+{
+	uint64_t seq;
+
+	memcpy(&seq, d, 8);
+	if (n == FLOOR_HDR && seq >= FLOOR_END) {
+		if (seq == FLOOR_END + (uint64_t)sidx && st->got)
+			return true;
+		/* a repeat of an earlier size's marker: answer it again,
+		 * the first answer may have been dropped */
+		send_all(fd, d, FLOOR_HDR, from);
+		return false;
+	}
+	check(d, n, size, UINT64_MAX, !(seq & 255));
+	if (seq < st->next) {
+		errno = 0;
+		die("datagram out of order or duplicated");
+	}
+	st->lost += seq - st->next;
+	st->next = seq + 1;
+	st->last = now_ns();
+	if (!st->got++)
+		st->first = st->last;
+	else
+		st->bytes += n;	/* the first one starts the clock */
+	return false;
+}
+
+/* Receiver: counts datagrams until the end marker (a coalesced one is
+ * taken apart at its segment size); returns MB/s. */
 static double stream_recv(int fd, uint8_t *rx, size_t size, int sidx,
 			  uint64_t limit, uint64_t *got_out, uint64_t *lost_out)
 {
+	struct floor_stream st = { 0 };
 	struct sockaddr_in from;
-	uint64_t first = 0, last = 0, bytes = 0, got = 0, next = 0, lost = 0;
+	bool end = false;
 
-	for (;;) {
-		size_t n = recv_spin(fd, rx, &from, limit);
-		uint64_t seq;
+	while (!end) {
+		size_t seg, total = recv_spin_seg(fd, rx, &from, limit, &seg);
 
-		memcpy(&seq, rx, 8);
-		if (n == FLOOR_HDR && seq >= FLOOR_END) {
-			if (seq == FLOOR_END + (uint64_t)sidx && got)
-				break;
-			/* a repeat of an earlier size's marker: answer it
-			 * again, the first answer may have been dropped */
-			send_all(fd, rx, FLOOR_HDR, &from);
-			continue;
-		}
-		check(rx, n, size, UINT64_MAX, !(seq & 255));
-		if (seq < next) {
-			errno = 0;
-			die("datagram out of order or duplicated");
-		}
-		lost += seq - next;
-		next = seq + 1;
-		last = now_ns();
-		if (!got++)
-			first = last;
-		else
-			bytes += n;	/* the first one starts the clock */
+		for (size_t off = 0; off < total && !end; off += seg)
+			end = stream_one(&st, fd, rx + off,
+					 total - off < seg ? total - off : seg,
+					 size, sidx, &from);
 	}
-	*got_out = got;
-	*lost_out = lost;
-	return last > first ? bytes * 1000.0 / (double)(last - first) : 0.0;
+	*got_out = st.got;
+	*lost_out = st.lost;
+	return st.last > st.first ?
+	       st.bytes * 1000.0 / (double)(st.last - st.first) : 0.0;
+}
+
+/* Client with -G: o->gso datagrams of size bytes per sendmsg, each in
+ * two pieces, cut by the kernel (UDP_SEGMENT); until end.  Returns the
+ * next sequence number. */
+static uint64_t stream_send_gso(const struct floor_opts *o, int fd,
+				uint8_t *tx, size_t size,
+				const struct sockaddr_in *peer, uint64_t end)
+{
+	union { struct cmsghdr c; uint8_t b[CMSG_SPACE(sizeof(uint16_t))]; } ctl;
+	struct iovec iov[2 * FLOOR_GSO_MAX];
+	int segs = o->gso;
+	uint16_t seg16 = (uint16_t)size;
+	uint64_t seq = 0;
+
+	if ((size_t)segs * size > FLOOR_MAX_DGRAM)
+		segs = (int)(FLOOR_MAX_DGRAM / size);
+	if (segs < 1 || size <= FLOOR_GSO_HEAD) {
+		errno = EINVAL;
+		die("-G: segments of this size do not fit in one datagram");
+	}
+	for (int k = 0; k < segs; k++) {
+		fill(tx + (size_t)k * size, size, (uint64_t)k);
+		iov[2 * k].iov_base = tx + (size_t)k * size;
+		iov[2 * k].iov_len = FLOOR_GSO_HEAD;
+		iov[2 * k + 1].iov_base = tx + (size_t)k * size + FLOOR_GSO_HEAD;
+		iov[2 * k + 1].iov_len = size - FLOOR_GSO_HEAD;
+	}
+	while (now_ns() < end) {
+		struct msghdr h = { .msg_name = (void *)peer,
+				    .msg_namelen = sizeof(*peer),
+				    .msg_iov = iov, .msg_iovlen = 2 * (size_t)segs,
+				    .msg_control = ctl.b,
+				    .msg_controllen = sizeof(ctl.b) };
+		struct cmsghdr *c = CMSG_FIRSTHDR(&h);
+
+		c->cmsg_level = SOL_UDP;
+		c->cmsg_type = UDP_SEGMENT;
+		c->cmsg_len = CMSG_LEN(sizeof(seg16));
+		memcpy(CMSG_DATA(c), &seg16, sizeof(seg16));
+		for (int k = 0; k < segs; k++) {
+			uint8_t *d = tx + (size_t)k * size;
+
+			if (!((seq + (uint64_t)k) & 255))
+				fill(d, size, seq + (uint64_t)k);
+			else
+				memcpy(d, &(uint64_t){ seq + (uint64_t)k }, 8);
+		}
+		while (sendmsg(fd, &h, 0) < 0) {
+			if (errno != EAGAIN && errno != ENOBUFS &&
+			    errno != EINTR)
+				die("sendmsg (UDP_SEGMENT)");
+		}
+		seq += (uint64_t)segs;
+	}
+	return seq;
 }
 
 static void run_bw(const struct floor_opts *o, int fd,
@@ -292,6 +427,10 @@ static void run_bw(const struct floor_opts *o, int fd,
 		uint64_t end = now_ns() + (uint64_t)(o->seconds * 1e9);
 		uint64_t seq = 0;
 
+		if (o->gso) {
+			seq = stream_send_gso(o, fd, tx, size, peer, end);
+			goto marker;
+		}
 		fill(tx, size, 0);
 		while (now_ns() < end) {
 			/* Only the header changes; every 256th datagram gets
@@ -303,6 +442,7 @@ static void run_bw(const struct floor_opts *o, int fd,
 			send_all(fd, tx, size, peer);
 			seq++;
 		}
+marker:
 		/* The end marker, repeated until the server answers: it
 		 * may be dropped like any datagram. */
 		fill(tx, FLOOR_HDR, FLOOR_END + (uint64_t)s);
@@ -338,13 +478,14 @@ int main(int argc, char **argv)
 	int ch, fd;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((ch = getopt(argc, argv, "o:sP:S:I:T:h")) != -1) {
+	while ((ch = getopt(argc, argv, "o:sP:S:I:T:G:h")) != -1) {
 		switch (ch) {
 		case 'o': o.op = optarg; break;
 		case 's': o.server = 1; break;
 		case 'P': o.port = atoi(optarg); break;
 		case 'I': o.iters = atoi(optarg); break;
 		case 'T': o.seconds = atof(optarg); break;
+		case 'G': o.gso = atoi(optarg); break;
 		case 'S':
 			for (char *t = strtok(optarg, ","); t &&
 			     o.nsizes < FLOOR_MAX_SIZES; t = strtok(NULL, ",")) {
@@ -358,7 +499,8 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr, "usage: %s -o lat|bw [-s | SERVER_IP] "
-				"[-P PORT] [-S SIZES] [-I ITERS] [-T SEC]\n",
+				"[-P PORT] [-S SIZES] [-I ITERS] [-T SEC] "
+				"[-G SEGMENTS]\n",
 				argv[0]);
 			return ch == 'h' ? 0 : 2;
 		}
@@ -366,6 +508,7 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		o.dst = argv[optind];
 	if ((!o.server && !o.dst) || o.iters < 1 || o.seconds <= 0 ||
+	    o.gso < 0 || o.gso > FLOOR_GSO_MAX ||
 	    (strcmp(o.op, "lat") && strcmp(o.op, "bw"))) {
 		fprintf(stderr, "FAIL sft_udp_floor: bad arguments\n");
 		return 2;
@@ -377,7 +520,7 @@ int main(int argc, char **argv)
 			o.sizes[i] = o.sizes[i] < FLOOR_HDR ? FLOOR_HDR :
 				     FLOOR_MAX_DGRAM;
 	tx = malloc(FLOOR_MAX_DGRAM);
-	rx = malloc(FLOOR_MAX_DGRAM);
+	rx = malloc(FLOOR_RX_BUF);
 	if (!tx || !rx)
 		die("malloc");
 	fd = open_socket(&o, &peer);

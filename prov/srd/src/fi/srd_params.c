@@ -136,10 +136,12 @@ static const struct srd_param_def srd_param_table[] = {
 	      "one in three, and so on; about the queueing delay the "
 	      "fabric's switches can hold; 0 spreads evenly"),
 	P_INT("path_burst", path_burst, 1, 64,
-	      "Spraying: new packets a path carries in a row before the "
-	      "next path's turn, 1 to 64; the UDP wire sends such a burst "
-	      "as one segmented datagram (at most 64 KiB: 44 packets at "
-	      "MTU 1500, 7 at 9000, 1 on loopback); 1 sprays per packet"),
+	      "Spraying: most new packets a path carries in a row before "
+	      "the next path's turn, 1 to 64; a burst is also at most the "
+	      "path's share of the congestion window (window / paths) and "
+	      "what the UDP wire sends as one segmented datagram (44 "
+	      "packets at MTU 1500, 7 at 9000, 1 on loopback); 1 sprays "
+	      "per packet"),
 	P_BOOL("gso", gso,
 	       "UDP wire: send a path's burst with one system call "
 	       "(UDP_SEGMENT), where the kernel and interface allow"),

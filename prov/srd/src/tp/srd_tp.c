@@ -150,20 +150,10 @@ void srd_tp_tx_stage(struct srd_tp *tp, struct srd_tp_peer *peer,
 void srd_tp_tx_post_staged(struct srd_tp *tp)
 {
 	int n = tp->tx_staged, done = 0, ret;
-	uint64_t now = tp->wire->ops->now_ns(tp->wire);
 
 	tp->tx_staged = 0;
-	/* Round trips count from here, not from when the packet was
-	 * staged: a window that opens wide is posted in several calls,
-	 * and the last ones leave a sendmmsg or two later. */
-	for (int i = 0; i < n; i++) {
-		struct srd_tp_pkt *pkt = tp->tx_stage_pkt[i];
-
-		pkt->flags &= ~SRD_TP_PKT_F_STAGED;
-		if (pkt->retries == 0)
-			pkt->first_sent_ns = now;
-		pkt->sent_ns = now;
-	}
+	for (int i = 0; i < n; i++)
+		tp->tx_stage_pkt[i]->flags &= ~SRD_TP_PKT_F_STAGED;
 	while (done < n) {
 		ret = tp->wire->ops->post(tp->wire, tp->tx_stage + done,
 					  n - done);
@@ -171,6 +161,9 @@ void srd_tp_tx_post_staged(struct srd_tp *tp)
 			break;
 		done += ret;
 	}
+	/* Posting took a while (a sendmmsg copies up to 64 datagrams):
+	 * what is staged next is stamped after it. */
+	tp->now_cache = 0;
 }
 
 uint64_t srd_tp_next_deadline(const struct srd_tp *tp)

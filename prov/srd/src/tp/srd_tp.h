@@ -48,7 +48,7 @@
 #define SRD_TP_PROBES_MAX		2	/* per ack progress */
 #define SRD_TP_RX_BATCH			32	/* datagrams per wire poll */
 #define SRD_TP_TX_STAGE			64	/* datagrams per wire post */
-#define SRD_TP_PATH_BURST_DEFAULT	16	/* packets a path takes in a row */
+#define SRD_TP_PATH_BURST_DEFAULT	64	/* packets a path takes in a row, at most */
 /* A handshake that claims a new incarnation of a peer is believed only
  * when the incarnation we know has been silent this long and has not
  * answered a liveness probe sent at least this long ago (spec 5.4): a

@@ -41,7 +41,9 @@ void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
 		tp->cnt.rx_drop_conn++;
 		return;
 	}
-	if (base->flags & SRD_HDR_F_ACK)
+	/* A piggybacked point we already have (every packet of a bulk
+	 * stream repeats it) acks nothing: skip the window's bookkeeping. */
+	if ((base->flags & SRD_HDR_F_ACK) && base->ack_psn != peer->tx_una)
 		srd_tp_window_ack(tp, peer, base->ack_psn, NULL, 0, rx_ns);
 	switch (srd_seqwin_check(&peer->rx_win, base->psn)) {
 	case SRD_SEQWIN_DUP:

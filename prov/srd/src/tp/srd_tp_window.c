@@ -198,7 +198,8 @@ void srd_tp_window_flush(struct srd_tp *tp, struct srd_tp_peer *peer)
 		    (!peer->tx_ring && tp_ring_get(tp, peer)))
 			break;
 		srd_dlist_remove(&pkt->entry);
-		tp_send_new(tp, peer, pkt, now);
+		/* the clock again (cached): a full stage posted meanwhile */
+		tp_send_new(tp, peer, pkt, srd_tp_now(tp));
 	}
 	if (was_idle && !srd_dlist_empty(&peer->tx_inflight_list))
 		srd_tp_peer_rearm(tp, peer);

@@ -593,6 +593,13 @@ int srd_wire_udp_open(const struct srd_wire_udp_attr *attr,
 	getsockopt(udp->fds[0], SOL_SOCKET, SO_RCVBUF, &rcvbuf, &optlen);
 	/* The kernel reports twice what it accounts as payload room. */
 	udp->wire.rx_bytes = (uint32_t)rcvbuf / 2;
+	/* Without CAP_NET_ADMIN the kernel caps the request at rmem_max:
+	 * peers then keep less in flight to us (half of it each). */
+	if (udp->wire.rx_bytes < attr->sockbuf_bytes / 2)
+		SRD_INFO(FI_LOG_EP_CTRL, "receive buffer %u bytes of %u "
+			 "requested (FI_SRD_SOCKBUF; the kernel caps it at "
+			 "net.core.rmem_max without CAP_NET_ADMIN)\n",
+			 udp->wire.rx_bytes, attr->sockbuf_bytes);
 	*wire = &udp->wire;
 	return 0;
 err:
