@@ -229,11 +229,8 @@ static int udp_post_path(struct srd_wire_udp *udp,
 	int m = 0, i = 0, niov = 0, k, sent;
 
 	while (i < n && m < SRD_UDP_TX_BATCH && tx[i].path == path) {
-		int run = i + 1;
-
-		while (run < n && tx[run].path == path)
-			run++;
-		k = udp_tx_msg(udp, m, tx + i, run - i, &niov);
+		/* a message ends at another path (udp_gso_joins) */
+		k = udp_tx_msg(udp, m, tx + i, n - i, &niov);
 		if (!k)
 			break;
 		udp->tx_first[m++] = i;
@@ -270,6 +267,21 @@ static int udp_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
 	struct srd_wire_udp *udp = wire_udp(wire);
 	int done = 0;
 
+	if (n == 1) {	/* a lone datagram (an ack, a small message) */
+		struct msghdr h = {
+			.msg_name = (void *)&tx->dst->sa,
+			.msg_namelen = (socklen_t)srd_wire_addr_len(tx->dst),
+			.msg_iov = (struct iovec *)tx->iov,
+			.msg_iovlen = tx->iovcnt,
+		};
+
+		udp->wire.tx_calls++;
+		udp->wire.tx_dgrams++;
+		if (sendmsg(udp->fds[tx->path % wire->npaths], &h,
+			    MSG_DONTWAIT) < 0)
+			udp_tx_error(udp, &h, errno);
+		return 1;
+	}
 	while (done < n)
 		done += udp_post_path(udp, tx + done, n - done);
 	return n;
@@ -595,7 +607,7 @@ int srd_wire_udp_open(const struct srd_wire_udp_attr *attr,
 	udp->wire.rx_bytes = (uint32_t)rcvbuf / 2;
 	/* Without CAP_NET_ADMIN the kernel caps the request at rmem_max:
 	 * peers then keep less in flight to us (half of it each). */
-	if (udp->wire.rx_bytes < attr->sockbuf_bytes / 2)
+	if (udp->wire.rx_bytes < attr->sockbuf_bytes)
 		SRD_INFO(FI_LOG_EP_CTRL, "receive buffer %u bytes of %u "
 			 "requested (FI_SRD_SOCKBUF; the kernel caps it at "
 			 "net.core.rmem_max without CAP_NET_ADMIN)\n",
