@@ -1115,3 +1115,25 @@ Test(tp, new_packets_go_in_bursts_the_wire_can_segment)
 	burst_run(1, &run_max, &runs);
 	cr_assert_eq(run_max, 1, "longest run on one path %u", run_max);
 }
+
+/* Datagrams the wire holds beyond what its fd shows (the rest of a
+ * coalesced batch) or a poll that stopped at its limit make the
+ * transport due at once: a thread sleeping on the fd until the next
+ * timer would leave them unread. */
+Test(tp, held_datagrams_make_the_transport_due_now)
+{
+	struct test_pkt *pkts;
+
+	setup_net(0, 0, 0);
+	node_open(0, 4, SRD_NS_PER_S);
+	node_open(1, 4, SRD_NS_PER_S);
+	pkts = run_transfer(10, SRD_NS_PER_S);
+	assert_exactly_once(pkts, 10);
+	cr_assert_gt(srd_tp_next_deadline(&nodes[1].tp), 0);
+	nodes[1].wire->rx_pending = true;
+	cr_assert_eq(srd_tp_next_deadline(&nodes[1].tp), 0);
+	nodes[1].wire->rx_pending = false;
+	cr_assert_gt(srd_tp_next_deadline(&nodes[1].tp), 0);
+	free(pkts);
+	teardown_all();
+}

@@ -453,6 +453,89 @@ static void udp_burst(bool gso, bool gro_b)
 	wpair_close();
 }
 
+/* A coalesced batch handed up over several polls: what the wire still
+ * holds is not in the kernel's queue, so the fd does not show it; the
+ * wire says so (rx_pending), and the transport polls again instead of
+ * sleeping on the fd. */
+Test(wire_udp, coalesced_rest_is_pending_not_on_the_fd, .timeout = 30)
+{
+	struct wburst b = { .n = 0 };
+	uint8_t seen[64] = { 0 };
+	struct srd_wire_rx rx[8];
+	struct pollfd pfd;
+	uint32_t got = 0;
+	uint64_t end = mono_ns() + 3000000000ull;
+	int n;
+
+	udp_pair_1500(true, true);
+	b.bufs = malloc(64 * P.a->mtu);
+	for (int i = 0; i < 40; i++)
+		burst_add(&b, P.b, 1, P.a->mtu, P.a->mtu);
+	cr_assert_eq(P.a->ops->post(P.a, b.tx, b.n), b.n);
+	do {
+		n = P.b->ops->poll(P.b, rx, 8);
+	} while (n == 0 && mono_ns() < end);
+	cr_assert_eq(n, 8, "first poll: %d datagrams", n);
+	cr_assert(P.b->rx_pending, "32 datagrams held, none pending");
+	pfd.fd = P.b->ops->fd(P.b);
+	pfd.events = POLLIN;
+	cr_assert_eq(poll(&pfd, 1, 0), 0,
+		     "the fd shows datagrams the wire already holds");
+	for (;;) {
+		for (int i = 0; i < n; i++) {
+			uint32_t seq;
+
+			check(&rx[i], &seq);
+			cr_assert_lt(seq, 64);
+			seen[seq]++;
+			got++;
+		}
+		if (got >= 40 || mono_ns() > end)
+			break;
+		n = P.b->ops->poll(P.b, rx, 8);
+	}
+	cr_assert_eq(got, 40);
+	cr_assert(!P.b->rx_pending);
+	for (int i = 0; i < 40; i++)
+		cr_assert_eq(seen[i], 1, "datagram %d seen %u times", i, seen[i]);
+	free(b.bufs);
+	wpair_close();
+}
+
+/* A destination the socket can never reach (a loopback source sending
+ * to another host: EINVAL, the errno a refused segmentation also
+ * gives): the datagrams one by one fail too, so GSO stays on. */
+Test(wire_udp, unreachable_destination_does_not_turn_gso_off, .timeout = 30)
+{
+	struct wburst b = { .n = 0 };
+	union srd_wire_addr far;
+
+	udp_pair_1500(true, true);
+	memset(&far, 0, sizeof(far));
+	far.sin.sin_family = AF_INET;
+	far.sin.sin_port = htons(9);
+	far.sin.sin_addr.s_addr = htonl(0x0afffe01);	/* 10.255.254.1 */
+	b.bufs = malloc(64 * P.a->mtu);
+	for (int i = 0; i < 10; i++)
+		burst_add(&b, P.b, 1, P.a->mtu, P.a->mtu);
+	for (int i = 0; i < 10; i++)
+		b.tx[i].dst = &far;
+	cr_assert_eq(P.a->ops->post(P.a, b.tx, b.n), b.n);
+	cr_assert_eq(P.a->tx_segs_max, 44, "GSO turned off: %u segments",
+		     P.a->tx_segs_max);
+	/* and it still segments to the reachable peer */
+	for (int i = 0; i < 10; i++)
+		b.tx[i].dst = &P.b->addr;
+	cr_assert_eq(P.a->ops->post(P.a, b.tx, b.n), b.n);
+	{
+		uint8_t seen[64] = { 0 };
+
+		cr_assert_eq(drain(P.b, P.a, seen, 64, 10), 10);
+	}
+	free(b.bufs);
+	wpair_close();
+}
+
 Test(wire_udp, segmented_burst_is_one_call_and_coalesced_on_receive,
      .timeout = 30)
 {

@@ -41,10 +41,8 @@ int srd_tp_init(struct srd_tp *tp, struct srd_wire *wire,
 	tp->ops = ops;
 	tp->ctx = ctx;
 	tp->conn_id = (uint32_t)srd_random_u64() | 1;
-	/* A burst longer than the wire sends at once only coarsens the
-	 * spraying; a wire without segmentation sprays per packet. */
-	tp->path_burst = (uint16_t)SRD_MAX(1u, SRD_MIN((unsigned)cfg->path_burst,
-						     (unsigned)wire->tx_segs_max));
+	/* capped per burst by the window's share and the wire's segments */
+	tp->path_burst = (uint16_t)SRD_MAX(1u, (unsigned)cfg->path_burst);
 	srd_heap_init(&tp->timers);
 	srd_dlist_init(&tp->ack_list);
 	return srd_hmap_init(&tp->peers, 64);
@@ -170,6 +168,11 @@ uint64_t srd_tp_next_deadline(const struct srd_tp *tp)
 {
 	struct srd_heap_node *top = srd_heap_top(&tp->timers);
 
+	/* Datagrams wait that the fd may not show (the wire holds the rest
+	 * of a coalesced batch; or the last poll stopped at its limit):
+	 * due now, not at the next timer. */
+	if (tp->rx_backlog_ns || tp->wire->rx_pending)
+		return 0;
 	return top ? top->key : UINT64_MAX;
 }
 
@@ -254,11 +257,18 @@ static int tp_poll_wire(struct srd_tp *tp)
 
 	do {
 		n = tp->wire->ops->poll(tp->wire, rx, SRD_TP_RX_BATCH);
+		/* the clock after the datagrams arrived (their stamps are
+		 * later than any time cached before the poll) */
+		tp->now_cache = 0;
 		for (int i = 0; i < n; i++)
 			tp_rx_one(tp, &rx[i]);
 		total += SRD_MAX(n, 0);
 		tp->now_cache = 0;	/* handling the batch took a while */
 		tp_send_acks(tp);
+		/* what the batch's acks let out leaves now, not after the
+		 * whole step: its send stamps were taken at staging */
+		if (tp->tx_staged)
+			srd_tp_tx_post_staged(tp);
 	} while (n == SRD_TP_RX_BATCH && total < 4 * SRD_TP_RX_BATCH);
 	if (n < SRD_TP_RX_BATCH)
 		tp->rx_backlog_ns = 0;

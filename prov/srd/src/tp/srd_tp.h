@@ -299,7 +299,7 @@ struct srd_tp {
 	 * give up on may be in the queue (SRD_TP_BACKLOG_MAX_NS at most). */
 	uint64_t rx_backlog_ns;
 	uint64_t polled_ns;		/* the last srd_tp_progress */
-	uint16_t path_burst;		/* cfg.path_burst within the wire's cap */
+	uint16_t path_burst;		/* cfg.path_burst, at least 1 */
 	/* Sends are staged while held (srd_tp_tx_hold) and posted to the
 	 * wire as one batch when the last hold is released: a burst for
 	 * one path leaves in one system call. */

@@ -88,12 +88,16 @@ static inline uint16_t tp_path_burst_start(struct srd_tp *tp,
 		 * spread over all paths each round trip, in runs rather than
 		 * one packet at a time, loads each path the same (and a run
 		 * longer than its share would queue on one link what the
-		 * others could carry). */
+		 * others could carry).  Nor than what the wire sends as one
+		 * (tx_segs_max; 1 once it found GSO refused). */
 		uint32_t share = (uint32_t)peer->cwnd / tp->wire->npaths;
+		uint32_t segs = tp->wire->tx_segs_max;
+		uint32_t burst = SRD_MIN(SRD_MIN(SRD_MAX(share, 1u),
+						 SRD_MAX(segs, 1u)),
+					 (uint32_t)tp->path_burst);
 
 		peer->burst_path = path;
-		peer->burst_left = (uint8_t)(SRD_MIN(share ? share : 1,
-						     (uint32_t)tp->path_burst) - 1);
+		peer->burst_left = (uint8_t)(burst - 1);
 	}
 	return path;
 }

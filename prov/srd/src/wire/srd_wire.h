@@ -103,6 +103,9 @@ struct srd_wire {
 	/* UDP: system calls that carried datagrams, and the datagrams
 	 * (segments counted one by one); other wires leave them 0. */
 	uint64_t tx_calls, tx_dgrams, rx_calls, rx_dgrams;
+	/* Datagrams the wire holds that its fd does not show (the rest of
+	 * a coalesced batch): poll again before sleeping on the fd. */
+	bool rx_pending;
 	/* 0, or a negative errno once the wire can never carry a datagram
 	 * again (its device went away): sticky; the transport fails every
 	 * send with it instead of waiting out peer timeouts. */

@@ -215,6 +215,30 @@ static void udp_gso_refused(struct srd_wire_udp *udp, int err)
 		 "one system call per datagram from now on\n", strerror(err));
 }
 
+/* Sends tx[0..n) datagram by datagram; returns how many the kernel
+ * took (a refusal is logged). */
+static int udp_send_each(struct srd_wire_udp *udp, int fd,
+			 const struct srd_wire_tx *tx, int n)
+{
+	int ok = 0;
+
+	for (int j = 0; j < n; j++) {
+		struct msghdr h = {
+			.msg_name = (void *)&tx[j].dst->sa,
+			.msg_namelen = (socklen_t)srd_wire_addr_len(tx[j].dst),
+			.msg_iov = (struct iovec *)tx[j].iov,
+			.msg_iovlen = tx[j].iovcnt,
+		};
+
+		udp->wire.tx_calls++;
+		if (sendmsg(fd, &h, MSG_DONTWAIT) < 0)
+			udp_tx_error(udp, &h, errno);
+		else
+			ok++;
+	}
+	return ok;
+}
+
 /*
  * Posts tx[0..n) on one path's socket, all of them or up to the first
  * of another path.  Returns how many tx it consumed.  A datagram the
@@ -250,9 +274,20 @@ static int udp_post_path(struct srd_wire_udp *udp,
 		if (udp->gso && udp->tx_msgs[k].msg_hdr.msg_controllen &&
 		    (errno == EIO || errno == EINVAL || errno == ENOPROTOOPT ||
 		     errno == EOPNOTSUPP)) {
-			udp_gso_refused(udp, errno);
-			udp->wire.tx_dgrams += (uint64_t)udp->tx_first[k];
-			return udp->tx_first[k];	/* the rest again, unsegmented */
+			int err = errno, first = udp->tx_first[k];
+			int end = k + 1 < m ? udp->tx_first[k + 1] : i;
+
+			/* Segmentation refused, or the destination?  The
+			 * datagrams one by one tell (EINVAL is both: no
+			 * checksum offload, or a source that cannot reach
+			 * the peer); only the first turns GSO off. */
+			if (!udp_send_each(udp, fd, tx + first, end - first)) {
+				sent = 1;
+				continue;
+			}
+			udp_gso_refused(udp, err);
+			udp->wire.tx_dgrams += (uint64_t)end;
+			return end;	/* the rest again, unsegmented */
 		}
 		udp_tx_error(udp, &udp->tx_msgs[k].msg_hdr, errno);
 		sent = 1;
@@ -268,18 +303,8 @@ static int udp_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
 	int done = 0;
 
 	if (n == 1) {	/* a lone datagram (an ack, a small message) */
-		struct msghdr h = {
-			.msg_name = (void *)&tx->dst->sa,
-			.msg_namelen = (socklen_t)srd_wire_addr_len(tx->dst),
-			.msg_iov = (struct iovec *)tx->iov,
-			.msg_iovlen = tx->iovcnt,
-		};
-
-		udp->wire.tx_calls++;
+		udp_send_each(udp, udp->fds[tx->path % wire->npaths], tx, 1);
 		udp->wire.tx_dgrams++;
-		if (sendmsg(udp->fds[tx->path % wire->npaths], &h,
-			    MSG_DONTWAIT) < 0)
-			udp_tx_error(udp, &h, errno);
 		return 1;
 	}
 	while (done < n)
@@ -408,6 +433,7 @@ static int udp_poll(struct srd_wire *wire, struct srd_wire_rx *rx, int n)
 		}
 	}
 	udp->wire.rx_dgrams += (uint64_t)k;
+	udp->wire.rx_pending = udp->rx_next < udp->rx_got;
 	return k;
 }
 
