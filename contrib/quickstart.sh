@@ -4,8 +4,10 @@
 # Debian packages srd needs, builds it, installs libsrd-fi.so where the
 # system libfabric loads providers from (no FI_PROVIDER_PATH needed), then
 # runs a server and a client over srd on loopback -- Debian's own
-# fi_pingpong and the project's sft_pingpong / sft_bw -- and prints the
-# figures.  Latency comes from busy-polling clients.
+# fi_pingpong and the project's sft_pingpong / sft_bw -- and, as root,
+# srd, net and tcp;ofi_rxm streaming across a veth of MTU 1500 between
+# two network namespaces, and prints the figures.  Latency comes from
+# busy-polling clients.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -60,6 +62,35 @@ SFT_BINDIR=$top/build/fabtests fabtests/scripts/sft_pair.sh -- \
 	"$top/build/fabtests/sft_bw" -p srd -I 20 -S 64k,1m,16m |
 	grep -v "^\[server\]"
 echo
+if [ "$(id -u)" -eq 0 ]; then
+	# a real MTU: two namespaces joined by a veth of MTU 1500
+	echo "== srd, net and tcp;ofi_rxm at MTU 1500 (a veth between two namespaces)"
+	bed=fabtests/scripts/srd_veth_bed.sh
+	$bed -n srdqs down >/dev/null 2>&1
+	if $bed -n srdqs up -m 1500 >/dev/null; then
+		for p in srd net "tcp;ofi_rxm"; do
+			port=$((30000 + RANDOM % 20000))
+			$bed -n srdqs exec b env SFT_OOB_ADDR=10.89.0.20 \
+				FI_SRD_IFACE=eth0 FI_NET_IFACE=eth0 FI_TCP_IFACE=eth0 \
+				timeout 120 "$top/build/fabtests/sft_perf" -p "$p" -o bw \
+				-S 64k,1m -W 64 -I 20000 -s -P "$port" >/dev/null 2>&1 &
+			sleep 0.5
+			$bed -n srdqs exec a env FI_SRD_IFACE=eth0 FI_NET_IFACE=eth0 \
+				FI_TCP_IFACE=eth0 timeout 120 \
+				"$top/build/fabtests/sft_perf" -p "$p" -o bw -S 64k,1m \
+				-W 64 -I 20000 -P "$port" 10.89.0.20 |
+				awk -v p="$p" '$1 == "RESULT" { for (i = 2; i <= NF; i++) {
+					split($i, kv, "="); f[kv[1]] = kv[2] }
+					printf "  %-12s %8s bytes %9s MB/s\n", p, f["size"], f["mbps"] }' ||
+				echo "  $p: failed"
+			wait || true
+		done
+		$bed -n srdqs down >/dev/null
+	else
+		echo "  (the veth bed could not be built; skipped)"
+	fi
+	echo
+fi
 echo "== Open MPI (mtl ofi) over srd, net and tcp;ofi_rxm, 2 ranks on lo"
 fabtests/mpi/mpi_bench.sh
 echo
