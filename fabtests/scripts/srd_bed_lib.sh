@@ -1,6 +1,13 @@
 # SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # srd_bed_lib.sh: what the network-namespace test beds (srd_ecmp_bed.sh,
-# srd_veth_bed.sh) share; sourced, not run.  The caller defines die().
+# srd_veth_bed.sh) share; sourced, not run.  The caller sets prog (its
+# name, for messages).
+
+# die MESSAGE: says it, prefixed with the bed's name, and exits 1
+die() {
+	echo "${prog:-bed}: $*" >&2
+	exit 1
+}
 
 # bed_exists NS: the namespace exists
 bed_exists() {

@@ -78,11 +78,6 @@ usage() {
 	exit 2
 }
 
-die() {
-	echo "$prog: $*" >&2
-	exit 1
-}
-
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-n) [ $# -ge 2 ] || usage; name=$2; shift 2 ;;

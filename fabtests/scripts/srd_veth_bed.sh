@@ -47,10 +47,6 @@ usage() {
 	sed -n '3,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0" >&2
 	exit 2
 }
-die() {
-	echo "$prog: $*" >&2
-	exit 1
-}
 
 while [ $# -gt 0 ]; do
 	case "$1" in

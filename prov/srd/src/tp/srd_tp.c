@@ -41,8 +41,8 @@ int srd_tp_init(struct srd_tp *tp, struct srd_wire *wire,
 	tp->ops = ops;
 	tp->ctx = ctx;
 	tp->conn_id = (uint32_t)srd_random_u64() | 1;
-	/* capped per burst by the window's share and the wire's segments */
-	tp->path_burst = (uint16_t)SRD_MAX(1u, (unsigned)cfg->path_burst);
+	if (!tp->cfg.path_burst)	/* capped per burst (srd_tp_path.c) */
+		tp->cfg.path_burst = 1;
 	srd_heap_init(&tp->timers);
 	srd_dlist_init(&tp->ack_list);
 	return srd_hmap_init(&tp->peers, 64);

@@ -260,8 +260,9 @@ struct srd_tp_cfg {
 	 * 5.12): about the queueing the fabric can hold; 0: never. */
 	uint64_t path_step_ns;
 	/* New packets a path takes in a row before spraying moves on, so
-	 * that the wire can send them as one (UDP GSO); capped by the
-	 * wire's tx_segs_max (spec 5.12). */
+	 * that the wire can send them as one (UDP GSO), at most; 0 is
+	 * taken for 1.  Capped per burst by the path's share of the window
+	 * and the wire's tx_segs_max (spec 5.12). */
 	uint16_t path_burst;
 	uint32_t max_peers;
 	size_t peer_size;		/* >= sizeof(struct srd_tp_peer) */
@@ -299,7 +300,6 @@ struct srd_tp {
 	 * give up on may be in the queue (SRD_TP_BACKLOG_MAX_NS at most). */
 	uint64_t rx_backlog_ns;
 	uint64_t polled_ns;		/* the last srd_tp_progress */
-	uint16_t path_burst;		/* cfg.path_burst, at least 1 */
 	/* Sends are staged while held (srd_tp_tx_hold) and posted to the
 	 * wire as one batch when the last hold is released: a burst for
 	 * one path leaves in one system call. */

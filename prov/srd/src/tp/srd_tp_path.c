@@ -94,7 +94,7 @@ static inline uint16_t tp_path_burst_start(struct srd_tp *tp,
 		uint32_t segs = tp->wire->tx_segs_max;
 		uint32_t burst = SRD_MIN(SRD_MIN(SRD_MAX(share, 1u),
 						 SRD_MAX(segs, 1u)),
-					 (uint32_t)tp->path_burst);
+					 (uint32_t)tp->cfg.path_burst);
 
 		peer->burst_path = path;
 		peer->burst_left = (uint8_t)(burst - 1);

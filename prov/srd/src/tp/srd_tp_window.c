@@ -55,10 +55,10 @@ static void tp_transmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 	srd_tp_fill_base(tp, peer, base, base->type, pkt->path);
 	base->psn = pkt->psn;
 	pkt->sent_ns = now;
-	if (tp->tx_hold)
-		srd_tp_tx_stage(tp, peer, pkt);
-	else
-		srd_tp_post_raw(tp, peer, pkt->iov, pkt->iovcnt, pkt->path);
+	/* every path here holds (window flush, progress): the release
+	 * posts it */
+	assert(tp->tx_hold);
+	srd_tp_tx_stage(tp, peer, pkt);
 	srd_tp_ack_note_piggyback(peer);
 	pkt->path_seq = srd_tp_path_sent(peer, pkt->path, pkt->len,
 					 pkt->retries != 0, now);

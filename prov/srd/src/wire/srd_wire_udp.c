@@ -87,7 +87,8 @@ struct srd_wire_udp {
 	int rx_got, rx_next;
 	size_t rx_off;
 	uint64_t rx_stamp[SRD_UDP_RX_BATCH];
-	uint32_t rx_seg[SRD_UDP_RX_BATCH];	/* segment size; 0: whole */
+	uint32_t rx_seg[SRD_UDP_RX_BATCH];	/* segment size (whole length
+						 * if not coalesced) */
 	/* sendmmsg vectors, filled per post */
 	struct mmsghdr tx_msgs[SRD_UDP_TX_BATCH];
 	int tx_first[SRD_UDP_TX_BATCH];		/* first tx of each message */
@@ -322,46 +323,42 @@ static void udp_read_offset(struct srd_wire_udp *udp, uint64_t mono_now)
 	udp->offset_at_ns = mono_now;
 }
 
-/* The kernel's receive stamp (CLOCK_REALTIME) of one datagram, on our
- * clock: how long it waited in the socket is the receiver's host delay,
- * which congestion control must not take for network queueing. */
-static uint64_t udp_rx_stamp(const struct srd_wire_udp *udp,
-			     struct msghdr *msg, uint64_t mono_now)
+/* One walk of a datagram's control messages: the kernel's receive
+ * stamp (CLOCK_REALTIME) on our clock, the poll's time if there is none
+ * (how long it waited in the socket is the receiver's host delay, which
+ * congestion control must not take for network queueing); and with GRO
+ * the segment size, else the datagram's whole length. */
+static void udp_rx_cmsgs(const struct srd_wire_udp *udp, struct mmsghdr *m,
+			 uint64_t mono_now, uint64_t *stamp, uint32_t *seg)
 {
+	struct msghdr *msg = &m->msg_hdr;
 	struct cmsghdr *c;
 
+	*stamp = mono_now;
+	*seg = m->msg_len;
 	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
-		struct timespec ts;
-		uint64_t mono;
+		if (c->cmsg_level == SOL_SOCKET &&
+		    c->cmsg_type == SCM_TIMESTAMPNS) {
+			struct timespec ts;
+			uint64_t mono;
 
-		if (c->cmsg_level != SOL_SOCKET ||
-		    c->cmsg_type != SCM_TIMESTAMPNS)
-			continue;
-		memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-		mono = (uint64_t)ts.tv_sec * SRD_NS_PER_S +
-		       (uint64_t)ts.tv_nsec - (uint64_t)udp->real_offset_ns;
-		/* a clock step since the offset was read: no stamp */
-		if (mono > mono_now || mono_now - mono > SRD_NS_PER_S * 10)
-			break;
-		return mono;
+			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+			mono = (uint64_t)ts.tv_sec * SRD_NS_PER_S +
+			       (uint64_t)ts.tv_nsec -
+			       (uint64_t)udp->real_offset_ns;
+			/* a clock step since the offset was read: no stamp */
+			if (mono <= mono_now &&
+			    mono_now - mono <= SRD_NS_PER_S * 10)
+				*stamp = mono;
+		} else if (c->cmsg_level == SOL_UDP &&
+			   c->cmsg_type == UDP_GRO) {
+			int v;
+
+			memcpy(&v, CMSG_DATA(c), sizeof(v));
+			if (v > 0)
+				*seg = (uint32_t)v;
+		}
 	}
-	return mono_now;
-}
-
-/* The segment size of a coalesced datagram (0: a single one). */
-static uint32_t udp_rx_seg(struct msghdr *msg)
-{
-	struct cmsghdr *c;
-
-	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
-		int seg;
-
-		if (c->cmsg_level != SOL_UDP || c->cmsg_type != UDP_GRO)
-			continue;
-		memcpy(&seg, CMSG_DATA(c), sizeof(seg));
-		return seg > 0 ? (uint32_t)seg : 0;
-	}
-	return 0;
 }
 
 static int udp_recv_batch(struct srd_wire_udp *udp)
@@ -385,14 +382,13 @@ static int udp_recv_batch(struct srd_wire_udp *udp)
 	for (int i = 0; i < got; i++) {
 		struct mmsghdr *m = &udp->rx_msgs[i];
 
-		udp->rx_stamp[i] = udp_rx_stamp(udp, &m->msg_hdr, mono_now);
-		udp->rx_seg[i] = udp->gro ? udp_rx_seg(&m->msg_hdr) : 0;
+		udp_rx_cmsgs(udp, m, mono_now, &udp->rx_stamp[i],
+			     &udp->rx_seg[i]);
 		/* A truncated datagram is malformed, and so is one larger
 		 * than our MTU (the GRO buffers have room for it): hand up
 		 * zero bytes. */
 		if ((m->msg_hdr.msg_flags & MSG_TRUNC) ||
-		    (udp->rx_seg[i] ? udp->rx_seg[i] : m->msg_len) >
-		    udp->wire.mtu) {
+		    udp->rx_seg[i] > udp->wire.mtu) {
 			m->msg_len = 0;
 			udp->rx_seg[i] = 0;
 		}
@@ -417,7 +413,7 @@ static int udp_poll(struct srd_wire *wire, struct srd_wire_rx *rx, int n)
 	while (k < n && udp->rx_next < udp->rx_got) {
 		int i = udp->rx_next;
 		size_t len = udp->rx_msgs[i].msg_len;
-		size_t seg = udp->rx_seg[i] ? udp->rx_seg[i] : len;
+		size_t seg = udp->rx_seg[i];
 		size_t left = len - udp->rx_off;
 
 		rx[k].src = udp->rx_src[i];
