@@ -5,7 +5,7 @@
 set -euo pipefail
 pkgs=(build-essential autoconf automake libtool pkg-config
       libfabric-dev libfabric-bin libibverbs-dev libhwloc-dev
-      libcriterion-dev iproute2 nftables procps valgrind
+      libcriterion-dev libsodium-dev iproute2 nftables procps valgrind
       openmpi-bin libopenmpi-dev bc clang libclang-rt-14-dev iperf3)
 missing=()
 for p in "${pkgs[@]}"; do

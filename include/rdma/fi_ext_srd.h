@@ -77,6 +77,17 @@ struct fi_srd_ep_stats {
 	 * started session had to take). */
 	uint64_t unexp_bytes;
 	uint64_t unexp_peak_bytes;
+	/* Strangers (fi_srd(7) SECURITY): cookies sent to addresses not
+	 * yet verified, the bytes sent there and the handshake bytes that
+	 * came from them (never fewer); packets dropped for a wrong session
+	 * token, for no valid MAC under the job key, for another protocol
+	 * version. */
+	uint64_t hs_cookies;
+	uint64_t tx_unverified_bytes;
+	uint64_t rx_unverified_bytes;
+	uint64_t rx_drop_token;
+	uint64_t rx_drop_auth;
+	uint64_t rx_drop_version;
 };
 
 /* The send side of one peer: congestion control and RTT. */

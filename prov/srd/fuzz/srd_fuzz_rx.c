@@ -24,7 +24,13 @@
  *
  * Input: records of [ctl:1][len:2 LE][datagram:len]; ctl bits 0-1 pick
  * the source (0 a, 1 stranger, 2 a's host on another port, 3 b),
- * bits 2-3 the virtual time passed before it (0, 20 us, 1 ms, 50 ms).
+ * bits 2-3 the virtual time passed before it (0, 20 us, 1 ms, 50 ms);
+ * bit 4 makes a non-handshake datagram speak as a in its genuine
+ * session: the harness writes a's port, both connection ids and the
+ * session's token into its base header (spec 4.1, 5.5), so that
+ * mutated packets get past the session checks to the state machines
+ * behind them (the seeds carry valid ones already: the run is
+ * reproducible).
  */
 #include "config.h"
 #include "srd.h"
@@ -284,6 +290,7 @@ static void fz_insert(struct fz_host *h, const struct fz_host *peer)
 static void fz_tap(void *arg, const union srd_wire_addr *src,
 		   const union srd_wire_addr *dst, const void *buf,
 		   size_t len);
+static void fz_as_peer(uint8_t *buf, size_t len);
 
 /* --- the scenario both modes share ----------------------------------------- */
 
@@ -424,6 +431,7 @@ static void fz_synthesize(struct fz_capture *cap)
 		probe->path = 1;
 		if (types[i] == SRD_PKT_PING)
 			len = sizeof(*base);
+		fz_as_peer(pkt, len);	/* a probe or ping: a's own session */
 		fz_write_seed(cap, types[i], pkt, len);
 		cap->by_type[types[i]]++;
 	}
@@ -576,10 +584,30 @@ static const union srd_wire_addr *fz_source(unsigned sel,
 	}
 }
 
+/* ctl bit 4: the base header's session fields, as a would write them
+ * (b's view of a's sessions). */
+static void fz_as_peer(uint8_t *buf, size_t len)
+{
+	struct srd_tp *tp = &srd_ep_of(fz_b.ep)->msg.tp;
+	struct srd_tp_peer *peer = srd_tp_peer_find(tp, &fz_a.addr);
+	struct srd_base_hdr *base = (struct srd_base_hdr *)buf;
+	bool answer;
+
+	if (len < sizeof(*base) || !peer || base->type == SRD_PKT_HS_REQ ||
+	    base->type == SRD_PKT_HS_RESP || base->type == SRD_PKT_HS_COOKIE)
+		return;
+	answer = base->type == SRD_PKT_ACK || base->type == SRD_PKT_PATH_ECHO;
+	base->src_port = srd_wire_addr_port(&fz_a.addr);
+	base->src_conn = answer ? peer->tx_remote_conn : peer->rx_conn;
+	base->dst_conn = tp->conn_id;
+	base->token = answer ? peer->tx_token : peer->rx_token;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint64_t waits[4] = { 0, 20 * SRD_NS_PER_US,
 					   SRD_NS_PER_MS, 50 * SRD_NS_PER_MS };
+	static uint8_t pkt[65536];
 	size_t off = 0;
 
 	fz_setup();
@@ -595,8 +623,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fz_run(waits[ctl >> 2 & 3]);
 		/* Copied by the network into a buffer of exactly len bytes:
 		 * a read past the datagram is an ASan report. */
-		srd_memnet_inject(fz_net, fz_source(ctl, &tmp), &fz_b.addr,
-				  data + off, len);
+		if (ctl & 0x10 && len <= sizeof(pkt)) {
+			memcpy(pkt, data + off, len);
+			fz_as_peer(pkt, len);
+			srd_memnet_inject(fz_net, fz_source(ctl, &tmp),
+					  &fz_b.addr, pkt, len);
+		} else {
+			srd_memnet_inject(fz_net, fz_source(ctl, &tmp),
+					  &fz_b.addr, data + off, len);
+		}
 		off += len;
 		fz_run(5 * SRD_NS_PER_US);
 	}
@@ -605,11 +640,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct srd_tp_counters *c = &srd_ep_of(fz_b.ep)->msg.tp.cnt;
 
 		fprintf(stderr, "b: rx %" PRIu64 " dup %" PRIu64 " malformed %"
-			PRIu64 " unknown %" PRIu64 " conn %" PRIu64 " window %"
-			PRIu64 "; completions %u (%u errors)\n", c->rx_pkts,
-			c->rx_dup, c->rx_drop_malformed, c->rx_drop_unknown,
-			c->rx_drop_conn, c->rx_drop_window, fz_b.done,
-			fz_b.errors);
+			PRIu64 " unknown %" PRIu64 " conn %" PRIu64 " token %"
+			PRIu64 " window %" PRIu64 "; completions %u (%u errors)\n",
+			c->rx_pkts, c->rx_dup, c->rx_drop_malformed,
+			c->rx_drop_unknown, c->rx_drop_conn, c->rx_drop_token,
+			c->rx_drop_window, fz_b.done, fz_b.errors);
 	}
 	fz_teardown();
 	return 0;

@@ -35,9 +35,24 @@ struct bhost {
  * ones with the mr_mode srd needs, except before 1.5).  Returns NULL, or
  * the call that failed (what is open then stays open).  Without
  * asserts, so a process outside a Criterion test can use it too. */
-static inline const char *bhost_try_open(struct bhost *h, uint32_t version,
-					 uint64_t caps, size_t tx_size,
-					 size_t cq_size)
+/* A job key for bhost_try_open_key: in the domain's hints, or in the
+ * endpoint's attributes only. */
+enum bhost_key_at { BHOST_KEY_DOMAIN, BHOST_KEY_EP };
+
+static inline void *bhost_dup(const void *p, size_t len)
+{
+	void *q = malloc(len);
+
+	if (q)
+		memcpy(q, p, len);
+	return q;
+}
+
+static inline const char *bhost_try_open_key(struct bhost *h,
+					     uint32_t version, uint64_t caps,
+					     size_t tx_size, size_t cq_size,
+					     const void *key, size_t key_len,
+					     enum bhost_key_at key_at)
 {
 	struct fi_info *hints = fi_allocinfo();
 	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED,
@@ -60,10 +75,18 @@ static inline const char *bhost_try_open(struct bhost *h, uint32_t version,
 		hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR |
 					      FI_MR_ALLOCATED | FI_MR_PROV_KEY;
 	hints->tx_attr->size = tx_size;
+	if (key && key_at == BHOST_KEY_DOMAIN) {
+		hints->domain_attr->auth_key = bhost_dup(key, key_len);
+		hints->domain_attr->auth_key_size = key_len;
+	}
 	ret = fi_getinfo(version, NULL, NULL, 0, hints, &h->info);
 	fi_freeinfo(hints);
 	if (ret)
 		return "fi_getinfo";
+	if (key && key_at == BHOST_KEY_EP) {
+		h->info->ep_attr->auth_key = bhost_dup(key, key_len);
+		h->info->ep_attr->auth_key_size = key_len;
+	}
 	/* the hint is a minimum; the endpoint takes what info says */
 	if (tx_size)
 		h->info->tx_attr->size = tx_size;
@@ -88,6 +111,14 @@ static inline const char *bhost_try_open(struct bhost *h, uint32_t version,
 			(void **)&h->stats, NULL))
 		return "fi_open_ops(" FI_SRD_STATS_OPS_NAME ")";
 	return NULL;
+}
+
+static inline const char *bhost_try_open(struct bhost *h, uint32_t version,
+					 uint64_t caps, size_t tx_size,
+					 size_t cq_size)
+{
+	return bhost_try_open_key(h, version, caps, tx_size, cq_size, NULL, 0,
+				  BHOST_KEY_DOMAIN);
 }
 
 static inline void bhost_open_v(struct bhost *h, uint32_t version,

@@ -478,20 +478,24 @@ Test(tp, forged_and_malformed_packets_are_dropped)
 	pkts = run_transfer(10, SRD_NS_PER_S);
 	assert_exactly_once(pkts, 10);
 	cr_assert_eq(srd_wire_mem_open(net, &ra, 1, &rogue), 0);
-	/* Truncated, then a data packet with a guessed connection id. */
-	iov.iov_len = 7;
-	rogue->ops->post(rogue, &tx, 1);
+	/* Truncated, a data packet with a guessed connection id, and one
+	 * of protocol version 1 (dropped and logged as such). */
 	memset(&forged, 0, sizeof(forged));
 	forged.version = SRD_PROTO_VERSION;
 	forged.type = SRD_PKT_EAGER;
+	iov.iov_len = 7;
+	rogue->ops->post(rogue, &tx, 1);
 	forged.src_port = 5000;
 	forged.dst_conn = 12345;
 	iov.iov_len = sizeof(forged);
+	rogue->ops->post(rogue, &tx, 1);
+	forged.version = 1;
 	rogue->ops->post(rogue, &tx, 1);
 	for (int i = 0; i < 10; i++)
 		step(2);
 	cr_assert_eq(nodes[1].tp.cnt.rx_drop_malformed, 1);
 	cr_assert_eq(nodes[1].tp.cnt.rx_drop_unknown, 1);
+	cr_assert_eq(nodes[1].tp.cnt.rx_drop_version, 1);
 	cr_assert_eq(nodes[1].delivered, 10);
 	rogue->ops->close(rogue);
 	free(pkts);
@@ -1135,5 +1139,60 @@ Test(tp, held_datagrams_make_the_transport_due_now)
 	nodes[1].wire->rx_pending = false;
 	cr_assert_gt(srd_tp_next_deadline(&nodes[1].tp), 0);
 	free(pkts);
+	teardown_all();
+}
+
+/* Forged acknowledgements from a blind sender that knows both
+ * connection ids (anyone learns them) and even the session id: a
+ * piggybacked ack on a "data" packet and an ACK, each of everything
+ * node 0 has in flight to node 1, while node 1 is off the CPU.  Version
+ * 1 applied the piggybacked one before any check: node 0 freed packets
+ * node 1 never got.  Now both are dropped for their token, nothing is
+ * acked until node 1 answers, and every packet arrives once. */
+Test(tp, forged_acks_free_nothing)
+{
+	struct test_pkt *warm = warm_pair(1), *back = make_pkts(1, 64);
+	struct test_pkt *pkts = make_pkts(10, 200);
+	union srd_wire_addr a0 = node_addr(0), a1 = node_addr(1);
+	struct srd_tp_peer *to1 = srd_tp_peer_get(&nodes[0].tp, &a1);
+	struct srd_tp_peer *to0 = srd_tp_peer_get(&nodes[1].tp, &a0);
+	struct {
+		struct srd_base_hdr base;
+		struct srd_ack_hdr ack;
+	} f;
+
+	/* node 1 talks back, so node 0 has a receive session from it */
+	srd_tp_send(&nodes[1].tp, to0, &back[0].tp);
+	while (nodes[1].acked < 1)
+		step(2);
+	for (int i = 0; i < 10; i++)
+		srd_tp_send(&nodes[0].tp, to1, &pkts[i].tp);
+	cr_assert_eq(to1->tx_inflight, 10);
+	memset(&f, 0, sizeof(f));
+	f.base.version = SRD_PROTO_VERSION;
+	f.base.type = SRD_PKT_EAGER;
+	f.base.src_port = srd_wire_addr_port(&a1);
+	f.base.src_conn = nodes[1].tp.conn_id;
+	f.base.dst_conn = nodes[0].tp.conn_id;
+	f.base.psn = to1->rx_win.base;		/* in the window, even */
+	f.base.flags = SRD_HDR_F_ACK;
+	f.base.ack_psn = to1->tx_next_psn;	/* acks all ten */
+	f.base.token = 0x0123456789abcdefULL;
+	cr_assert_eq(srd_memnet_inject(net, &a1, &a0, &f, sizeof(f)), 0);
+	f.base.type = SRD_PKT_ACK;
+	f.base.psn = 0;
+	f.ack.session = to1->tx_session;
+	cr_assert_eq(srd_memnet_inject(net, &a1, &a0, &f, sizeof(f)), 0);
+	run_sender_only(200 * SRD_NS_PER_US);
+	cr_assert_eq(nodes[0].tp.cnt.rx_drop_token, 2);
+	cr_assert_eq(nodes[0].acked, 0, "a forged ack freed %u packets",
+		     nodes[0].acked);
+	cr_assert_eq(to1->tx_inflight, 10);
+	while (nodes[0].acked < 10 && srd_memnet_now(net) < SRD_NS_PER_S)
+		step(2);
+	assert_exactly_once(pkts, 10);
+	free(pkts);
+	free(back);
+	free(warm);
 	teardown_all();
 }

@@ -294,6 +294,8 @@ struct srd_ep {
 	union srd_wire_addr src_addr;
 	struct srd_wire *wire;
 	char *stats_path;		/* srd_stats.c: snapshot file, or NULL */
+	uint8_t *auth_key;		/* srd_auth.c: the job key, or NULL */
+	size_t auth_key_len;
 	uint64_t stats_next_ns;
 	struct srd_msg_ep msg;
 };
@@ -304,6 +306,12 @@ static inline struct srd_ep *srd_ep_of(struct fid_ep *ep_fid)
 }
 int srd_ep_open(struct fid_domain *domain, struct fi_info *info,
 		struct fid_ep **ep, void *context);
+/* srd_auth.c: the job key (fi_srd(7) SECURITY), at most this long */
+#define SRD_AUTH_KEY_MAX	4096
+int srd_auth_key_load(const struct fi_info *info, const struct fi_info *dom_info,
+		      uint8_t **key, size_t *key_len);
+int srd_auth_key_hint(const void *want, size_t want_len, void **out,
+		      size_t *out_len);
 /* One progress step for an endpoint; caller holds the domain lock. */
 int srd_ep_progress(struct srd_ep *ep);
 uint64_t srd_ep_next_deadline(struct srd_ep *ep);

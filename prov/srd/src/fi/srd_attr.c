@@ -296,9 +296,11 @@ static int attr_domain(uint32_t version, const struct fi_domain_attr *want,
 	    want->max_ep_tx_ctx > 1 || want->max_ep_rx_ctx > 1 ||
 	    want->max_ep_stx_ctx || want->max_ep_srx_ctx ||
 	    (want->caps & ~(FI_LOCAL_COMM | FI_REMOTE_COMM)) ||
-	    want->auth_key_size || want->max_err_data)
+	    want->max_err_data)
 		return -FI_ENODATA;
-	return 0;
+	/* a job key (fi_srd(7) SECURITY): any 1 to 4096 bytes, kept */
+	return srd_auth_key_hint(want->auth_key, want->auth_key_size,
+				 (void **)&out->auth_key, &out->auth_key_size);
 }
 
 /* comp_order is deprecated in 2.0 ("set to 0"): 2.x callers' values are
@@ -379,12 +381,12 @@ static int attr_ep(const struct fi_ep_attr *want, struct fi_ep_attr *out)
 	    (want->protocol != FI_PROTO_UNSPEC &&
 	     want->protocol != SRD_PROTOCOL) ||
 	    want->max_msg_size > SRD_MAX_MSG_SIZE || want->msg_prefix_size ||
-	    want->tx_ctx_cnt > 1 || want->rx_ctx_cnt > 1 ||
-	    want->auth_key_size)
+	    want->tx_ctx_cnt > 1 || want->rx_ctx_cnt > 1)
 		return -FI_ENODATA;
 	if (want->mem_tag_format)
 		out->mem_tag_format = want->mem_tag_format;
-	return 0;
+	return srd_auth_key_hint(want->auth_key, want->auth_key_size,
+				 (void **)&out->auth_key, &out->auth_key_size);
 }
 
 static int attr_fabric(const struct fi_fabric_attr *want,

@@ -220,6 +220,10 @@ static void ep_free(struct srd_ep *ep)
 	srd_msg_ep_fini(&ep->msg);
 	if (ep->wire)
 		ep->wire->ops->close(ep->wire);
+	if (ep->auth_key) {
+		memset(ep->auth_key, 0, ep->auth_key_len);
+		free(ep->auth_key);
+	}
 	free(ep);
 }
 
@@ -412,6 +416,8 @@ static int ep_open_wire(struct srd_ep *ep, const union srd_wire_addr *addr)
 	cfg.path_burst = (uint16_t)srd_params.path_burst;
 	cfg.max_peers = (uint32_t)srd_params.max_peers;
 	cfg.features = SRD_FEAT_RMA;
+	cfg.auth_key = ep->auth_key;
+	cfg.auth_key_len = ep->auth_key_len;
 	if (ep->wire) {
 		srd_tp_fini(&ep->msg.tp);
 		ep->wire->ops->close(ep->wire);
@@ -504,6 +510,9 @@ int srd_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->dom = dom;
 	ep_init_attrs(ep, info);
 	ret = srd_msg_ep_init(&ep->msg);
+	if (!ret)
+		ret = srd_auth_key_load(info, dom->info, &ep->auth_key,
+					&ep->auth_key_len);
 	if (!ret)
 		ret = ep_src_addr(ep, info, &addr);
 	if (!ret)

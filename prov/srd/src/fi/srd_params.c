@@ -109,6 +109,10 @@ static const struct srd_param_def srd_param_table[] = {
 	P_SIZE("unexp_max_bytes", unexp_max_bytes, 0, SRD_NO_MAX,
 	       "Bytes of unexpected messages an endpoint buffers before it "
 	       "pushes back on senders"),
+	P_STR("auth_key_file", auth_key_file, NULL, SRD_PARAM_UNSET,
+	      "File whose bytes (1 to 4096) are the job key when the "
+	      "application gives no auth_key: every packet then carries a "
+	      "MAC under it, and only holders of the key are heard"),
 	P_INT("max_peers", max_peers, 1, INT_MAX,
 	      "Peers an endpoint keeps transport state for (about 2.2 KiB "
 	      "each, and an 8 KiB send ring while packets are in flight to "

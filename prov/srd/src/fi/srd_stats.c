@@ -45,6 +45,12 @@ static void stats_ep_fill(const struct srd_ep *ep, struct fi_srd_ep_stats *st)
 	st->rto_spurious = c->rto_spurious;
 	st->unexp_bytes = ep->msg.unexp_bytes + ep->msg.reorder_bytes;
 	st->unexp_peak_bytes = ep->msg.unexp_peak;
+	st->hs_cookies = c->hs_cookies;
+	st->tx_unverified_bytes = c->tx_unverified_bytes;
+	st->rx_unverified_bytes = c->rx_unverified_bytes;
+	st->rx_drop_token = c->rx_drop_token;
+	st->rx_drop_auth = c->rx_drop_auth;
+	st->rx_drop_version = c->rx_drop_version;
 }
 
 static uint32_t stats_paths_down(const struct srd_tp *tp,
@@ -229,6 +235,11 @@ static void stats_print(struct srd_ep *ep, FILE *f)
 		e.path_probes, e.rto_spurious, e.peers, e.peers_failed,
 		e.rx_drop_malformed, e.rx_drop_unknown, e.rx_drop_conn,
 		e.rx_drop_window);
+	fprintf(f, "strangers hs_cookies %lu tx_unverified_bytes %lu "
+		"rx_unverified_bytes %lu drop_token %lu drop_auth %lu "
+		"drop_version %lu\n", e.hs_cookies, e.tx_unverified_bytes,
+		e.rx_unverified_bytes, e.rx_drop_token, e.rx_drop_auth,
+		e.rx_drop_version);
 	/* the wire's system calls per datagram (UDP: what GSO and GRO
 	 * save) */
 	fprintf(f, "wire %s tx_calls %lu tx_dgrams %lu rx_calls %lu "

@@ -20,8 +20,11 @@
  * datatype). */
 uint32_t srd_atomic_max_bytes(uint32_t mtu)
 {
+	/* room for the MAC trailer too: the domain cannot know whether
+	 * its endpoints will have a job key (spec 5.15) */
 	uint32_t room, hdrs = (uint32_t)(sizeof(struct srd_base_hdr) +
-					  sizeof(struct srd_atomic_hdr));
+					  sizeof(struct srd_atomic_hdr) +
+					  sizeof(struct srd_mac_trailer));
 
 	if (!mtu)
 		return SRD_ATOMIC_MAX_BYTES;

@@ -94,7 +94,7 @@ int srd_msg_ep_open_tp(struct srd_msg_ep *ep, struct srd_wire *wire,
 	ret = srd_tp_init(&ep->tp, wire, tp_cfg, &srd_msg_tp_ops, ep);
 	if (ret)
 		return ret;
-	ep->pkt_payload_max = (wire->mtu - (uint32_t)srd_pke_rtm_hdr_len()) &
+	ep->pkt_payload_max = srd_tp_max_payload(&ep->tp, srd_pke_rtm_hdr_len()) &
 			      ~7u;
 	return 0;
 }

@@ -29,12 +29,12 @@
 
 static uint32_t write_payload_max(const struct srd_msg_ep *ep)
 {
-	return (ep->tp.wire->mtu - (uint32_t)RMA_HDR_LEN) & ~7u;
+	return srd_tp_max_payload(&ep->tp, RMA_HDR_LEN) & ~7u;
 }
 
 static uint32_t resp_payload_max(const struct srd_msg_ep *ep)
 {
-	return (ep->tp.wire->mtu - (uint32_t)RESP_HDR_LEN) & ~7u;
+	return srd_tp_max_payload(&ep->tp, RESP_HDR_LEN) & ~7u;
 }
 
 /* --- initiator: building requests ----------------------------------- */

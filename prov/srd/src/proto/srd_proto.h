@@ -13,7 +13,10 @@
 #include <stdint.h>
 #include <assert.h>
 
-#define SRD_PROTO_VERSION	1
+/* 2: the session token in the base header, the cookie exchange
+ * (HS_COOKIE) before a receive session exists, and the optional MAC
+ * trailer (spec 2.3, 5.4, 5.15). */
+#define SRD_PROTO_VERSION	2
 
 /* Headers are built and read in place, so the host must be little-endian
  * like the wire; a big-endian port would add conversions here. */
@@ -29,7 +32,8 @@ enum srd_pkt_type {
 	SRD_PKT_ACK		= 3,
 	SRD_PKT_PATH_PROBE	= 4,	/* is this path of mine alive? */
 	SRD_PKT_PATH_ECHO	= 5,	/* ... it is: the probe came through */
-	/* 6..15 reserved for the transport */
+	SRD_PKT_HS_COOKIE	= 6,	/* prove you receive at that address */
+	/* 7..15 reserved for the transport */
 
 	/* message packets: sequenced, acked, retransmitted */
 	SRD_PKT_RELIABLE_MIN	= 16,
@@ -61,11 +65,17 @@ struct srd_base_hdr {
 	uint32_t dst_conn;	/* receiver's incarnation id, 0 in HS_REQ */
 	uint32_t psn;		/* sequenced packets: per-peer packet number */
 	uint32_t ack_psn;	/* piggybacked cumulative ack (SRD_HDR_F_ACK) */
-	uint32_t reserved[2];
+	/* The secret of the session the packet belongs to (spec 4.1, 5.4):
+	 * drawn by that session's sender, learned by the receiver from a
+	 * verified HS_REQ, never sent to an unverified address. */
+	uint64_t token;
 };
 static_assert(sizeof(struct srd_base_hdr) == 32, "spec 4.1");
 
-/* Spec section 5.1: handshake request and response (after the base). */
+/* Spec section 5.1: handshake request, cookie and response (after the
+ * base).  The request is as long as the cookie that answers it, so
+ * that a receiver never sends an unverified address more bytes than it
+ * got from it. */
 struct srd_hs_hdr {
 	uint32_t session;	/* random per (re)start of a send session */
 	uint32_t init_psn;	/* first psn of that session (REQ) */
@@ -73,9 +83,11 @@ struct srd_hs_hdr {
 	uint32_t rx_bytes;	/* bytes it can buffer in flight */
 	uint64_t features;	/* feature bits, spec section 5.2 */
 	uint32_t mtu;		/* largest datagram it accepts */
-	uint32_t reserved;
+	uint32_t cookie_time;	/* the cookie's issue time (issuer's ms) */
+	uint64_t cookie_mac;	/* 0 in a first HS_REQ; spec 5.4 */
+	uint64_t reserved;
 };
-static_assert(sizeof(struct srd_hs_hdr) == 32, "spec 5.1");
+static_assert(sizeof(struct srd_hs_hdr) == 48, "spec 5.1");
 
 /* Spec section 5.12: path probe and its echo (after the base). */
 struct srd_path_probe_hdr {
@@ -84,9 +96,6 @@ struct srd_path_probe_hdr {
 	uint32_t session;	/* the prober's send session */
 };
 static_assert(sizeof(struct srd_path_probe_hdr) == 8, "spec 5.12");
-/* path value of a probe that asks whether an incarnation is alive (spec
- * 5.4); answered like any probe, by the incarnation it names. */
-#define SRD_PROBE_LIVENESS	0xffff
 
 /* Spec section 5.2: feature bits in the handshake. */
 #define SRD_FEAT_RMA		(1ULL << 0)	/* types 21..24 understood */
@@ -190,6 +199,16 @@ struct srd_rma_resp_hdr {
 	uint32_t reserved;
 };
 static_assert(sizeof(struct srd_rma_resp_hdr) == 24, "spec 7.4");
+
+/* Spec section 5.15: the MAC trailer of an endpoint with a job key,
+ * after the packet's last byte: AES-256-GCM (or ChaCha20-Poly1305
+ * where the CPU lacks AES) over the whole packet as associated data,
+ * with the 96-bit nonce (src_conn, counter). */
+struct srd_mac_trailer {
+	uint64_t counter;	/* per sender, never repeats under one key */
+	uint8_t  tag[16];
+};
+static_assert(sizeof(struct srd_mac_trailer) == 24, "spec 5.15");
 
 #define SRD_HDR_MAX (sizeof(struct srd_base_hdr) + 64)
 

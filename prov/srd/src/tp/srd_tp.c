@@ -9,6 +9,7 @@
 #include "srd_tp_int.h"
 #include "srd_rng.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,17 @@ void srd_tp_cfg_default(struct srd_tp_cfg *cfg)
 	cfg->max_peers = 1u << 20;
 	cfg->peer_size = sizeof(struct srd_tp_peer);
 	cfg->features = 0;
+	cfg->auth_key = NULL;
+	cfg->auth_key_len = 0;
+}
+
+static void tp_random_bytes(uint8_t *out, size_t len)
+{
+	for (size_t i = 0; i < len; i += 8) {
+		uint64_t r = srd_random_u64();
+
+		memcpy(out + i, &r, len - i < 8 ? len - i : 8);
+	}
 }
 
 int srd_tp_init(struct srd_tp *tp, struct srd_wire *wire,
@@ -41,10 +53,19 @@ int srd_tp_init(struct srd_tp *tp, struct srd_wire *wire,
 	tp->ops = ops;
 	tp->ctx = ctx;
 	tp->conn_id = (uint32_t)srd_random_u64() | 1;
+	tp_random_bytes(tp->cookie_key, sizeof(tp->cookie_key));
+	tp_random_bytes(tp->hash_key, sizeof(tp->hash_key));
 	if (!tp->cfg.path_burst)	/* capped per burst (srd_tp_path.c) */
 		tp->cfg.path_burst = 1;
 	srd_heap_init(&tp->timers);
 	srd_dlist_init(&tp->ack_list);
+	if (cfg->auth_key) {
+		int ret = srd_tp_auth_init(tp, cfg->auth_key, cfg->auth_key_len);
+
+		if (ret)
+			return ret;
+	}
+	tp->cfg.auth_key = NULL;	/* the caller's; derived in tp->auth */
 	return srd_hmap_init(&tp->peers, 64);
 }
 
@@ -78,6 +99,7 @@ void srd_tp_fini(struct srd_tp *tp)
 	}
 	free(tp->peer_table);
 	srd_hmap_fini(&tp->peers);
+	srd_tp_auth_fini(tp);
 	memset(tp, 0, sizeof(*tp));
 }
 
@@ -106,6 +128,10 @@ void srd_tp_fill_base(struct srd_tp *tp, struct srd_tp_peer *peer,
 	base->path = path;
 	base->src_conn = tp->conn_id;
 	base->dst_conn = peer->tx_remote_conn;
+	/* acks and echoes answer the peer's send session; the rest belong
+	 * to ours (spec 4.1) */
+	base->token = type == SRD_PKT_ACK || type == SRD_PKT_PATH_ECHO ?
+		      peer->rx_token : peer->tx_token;
 	base->flags = 0;
 	if (peer->rx_active) {
 		base->flags |= SRD_HDR_F_ACK;
@@ -113,18 +139,36 @@ void srd_tp_fill_base(struct srd_tp *tp, struct srd_tp_peer *peer,
 	}
 }
 
-int srd_tp_post_raw(struct srd_tp *tp, struct srd_tp_peer *peer,
-		    const struct iovec *iov, int iovcnt, uint16_t path)
+int srd_tp_post_addr(struct srd_tp *tp, const union srd_wire_addr *dst,
+		     const struct iovec *iov, int iovcnt, uint16_t path)
 {
+	struct iovec sealed[SRD_WIRE_IOV_MAX];
+	struct srd_mac_trailer mac;
 	struct srd_wire_tx tx = {
-		.dst = &peer->addr,
+		.dst = dst,
 		.path = path,
 		.iovcnt = (uint16_t)iovcnt,
 		.iov = iov,
 	};
-	int ret = tp->wire->ops->post(tp->wire, &tx, 1);
+	int ret;
 
+	if (tp->auth) {
+		assert(iovcnt < SRD_WIRE_IOV_MAX);
+		memcpy(sealed, iov, iovcnt * sizeof(*iov));
+		srd_tp_auth_seal(tp, iov, iovcnt, &mac);
+		sealed[iovcnt].iov_base = &mac;
+		sealed[iovcnt].iov_len = sizeof(mac);
+		tx.iov = sealed;
+		tx.iovcnt++;
+	}
+	ret = tp->wire->ops->post(tp->wire, &tx, 1);
 	return ret == 1 ? 0 : (ret < 0 ? ret : -EAGAIN);
+}
+
+int srd_tp_post_raw(struct srd_tp *tp, struct srd_tp_peer *peer,
+		    const struct iovec *iov, int iovcnt, uint16_t path)
+{
+	return srd_tp_post_addr(tp, &peer->addr, iov, iovcnt, path);
 }
 
 void srd_tp_tx_stage(struct srd_tp *tp, struct srd_tp_peer *peer,
@@ -139,6 +183,14 @@ void srd_tp_tx_stage(struct srd_tp *tp, struct srd_tp_peer *peer,
 	tx->path = pkt->path;
 	tx->iovcnt = pkt->iovcnt;
 	tx->iov = pkt->iov;
+	if (tp->auth) {
+		/* sealed as staged: the header is final (a resend restages) */
+		assert(pkt->iovcnt < SRD_WIRE_IOV_MAX);
+		srd_tp_auth_seal(tp, pkt->iov, pkt->iovcnt, &pkt->mac);
+		pkt->iov[pkt->iovcnt].iov_base = &pkt->mac;
+		pkt->iov[pkt->iovcnt].iov_len = sizeof(pkt->mac);
+		tx->iovcnt++;
+	}
 	tp->tx_stage_pkt[tp->tx_staged++] = pkt;
 	pkt->flags |= SRD_TP_PKT_F_STAGED;
 }
@@ -192,16 +244,80 @@ void srd_tp_peer_rearm(struct srd_tp *tp, struct srd_tp_peer *peer)
 		srd_heap_set(&tp->timers, &peer->timer, deadline);
 }
 
-/* Checks the base header and finds the sending peer: the IP is the
- * datagram's source, the port the one the header names. */
+/* Finds the sending peer: the IP is the datagram's source, the port the
+ * one the header names.  A stream's datagrams come from one peer in a
+ * row: the last one is tried before the hash. */
 static struct srd_tp_peer *tp_rx_peer(struct srd_tp *tp,
 				      const struct srd_wire_rx *rx,
 				      const struct srd_base_hdr *base)
 {
 	union srd_wire_addr addr = rx->src;
+	struct srd_tp_peer *peer;
 
 	srd_wire_addr_set_port(&addr, base->src_port);
-	return srd_tp_peer_find(tp, &addr);
+	if (tp->last_peer && srd_wire_addr_equal(&tp->last_peer->addr, &addr))
+		return tp->last_peer;
+	peer = srd_tp_peer_find(tp, &addr);
+	if (peer)
+		tp->last_peer = peer;
+	return peer;
+}
+
+/* Whether the packet belongs to a session we have with this peer, by its
+ * connection ids and token (spec 5.5): checked before the packet changes
+ * anything.  Acks and echoes answer our send session; probes and
+ * sequenced packets belong to the peer's, our receive session. */
+static bool tp_rx_session_ok(struct srd_tp *tp, struct srd_tp_peer *peer,
+			     const struct srd_base_hdr *base)
+{
+	bool ours = base->type == SRD_PKT_ACK ||
+		    base->type == SRD_PKT_PATH_ECHO;
+	bool conn_ok = ours ? peer->tx_state == SRD_TP_TX_ACTIVE &&
+			      base->src_conn == peer->tx_remote_conn :
+			      peer->rx_active && base->src_conn == peer->rx_conn;
+
+	if (base->dst_conn != tp->conn_id || !conn_ok) {
+		tp->cnt.rx_drop_conn++;
+		return false;
+	}
+	if (base->token != (ours ? peer->tx_token : peer->rx_token)) {
+		tp->cnt.rx_drop_token++;
+		return false;
+	}
+	return true;
+}
+
+/* Another protocol version: dropped (its headers mean other things), and
+ * said, since the operator would otherwise see only a silent timeout. */
+static void tp_rx_version(struct srd_tp *tp, const struct srd_wire_rx *rx)
+{
+	const struct srd_base_hdr *base = rx->buf;
+	char from[64];
+
+	tp->cnt.rx_drop_version++;
+	if (!srd_tp_log_due(&tp->log_version_n))
+		return;
+	SRD_WARN(FI_LOG_EP_DATA,
+		 "dropped a packet of srd protocol version %u from %s (port %u): this endpoint speaks version %u; run the same srd release on every node (%u such packets)\n",
+		 (unsigned)base->version,
+		 srd_wire_addr_str(&rx->src, from, sizeof(from)),
+		 rx->len >= 6 ? (unsigned)base->src_port : 0,
+		 SRD_PROTO_VERSION, tp->log_version_n);
+}
+
+static bool tp_rx_auth(struct srd_tp *tp, const struct srd_wire_rx *rx)
+{
+	char from[64];
+
+	if (srd_tp_auth_open(tp, rx->buf, rx->len))
+		return true;
+	tp->cnt.rx_drop_auth++;
+	if (srd_tp_log_due(&tp->log_auth_n))
+		SRD_WARN(FI_LOG_EP_DATA,
+			 "dropped a packet from %s without a valid MAC: the sender does not hold this job's key (%u such packets)\n",
+			 srd_wire_addr_str(&rx->src, from, sizeof(from)),
+			 tp->log_auth_n);
+	return false;
 }
 
 /* One datagram, whatever its type.  Out of line so that profiles
@@ -211,14 +327,25 @@ static __attribute__((noinline)) void tp_rx_one(struct srd_tp *tp,
 {
 	const struct srd_base_hdr *base = rx->buf;
 	struct srd_tp_peer *peer;
+	size_t len = rx->len;
 
-	if (rx->len < sizeof(*base) || base->version != SRD_PROTO_VERSION ||
+	if (len >= 2 && base->version != SRD_PROTO_VERSION) {
+		tp_rx_version(tp, rx);
+		return;
+	}
+	if (len < sizeof(*base) + tp->trailer_len ||
 	    base->type >= SRD_PKT_TYPE_MAX) {
 		tp->cnt.rx_drop_malformed++;
 		return;
 	}
-	if (base->type == SRD_PKT_HS_REQ || base->type == SRD_PKT_HS_RESP) {
-		srd_tp_handle_hs(tp, &rx->src, rx->buf, rx->len);
+	if (tp->auth) {
+		if (!tp_rx_auth(tp, rx))
+			return;
+		len -= tp->trailer_len;
+	}
+	if (base->type == SRD_PKT_HS_REQ || base->type == SRD_PKT_HS_RESP ||
+	    base->type == SRD_PKT_HS_COOKIE) {
+		srd_tp_handle_hs(tp, &rx->src, rx->buf, len);
 		return;
 	}
 	peer = tp_rx_peer(tp, rx, base);
@@ -226,21 +353,21 @@ static __attribute__((noinline)) void tp_rx_one(struct srd_tp *tp,
 		tp->cnt.rx_drop_unknown++;
 		return;
 	}
-	if (base->dst_conn != tp->conn_id) {
-		tp->cnt.rx_drop_conn++;
+	if (base->type > SRD_PKT_HS_COOKIE &&
+	    base->type < SRD_PKT_RELIABLE_MIN) {
+		tp->cnt.rx_drop_malformed++;	/* reserved transport type */
 		return;
 	}
-	/* Only the incarnations we talk with count as the peer answering. */
-	if (base->src_conn == peer->rx_conn ||
-	    base->src_conn == peer->tx_remote_conn)
-		peer->last_heard_ns = rx->rx_ns ? rx->rx_ns : srd_tp_now(tp);
+	if (!tp_rx_session_ok(tp, peer, base))
+		return;
+	peer->last_heard_ns = rx->rx_ns ? rx->rx_ns : srd_tp_now(tp);
 	if (base->type == SRD_PKT_ACK)
-		srd_tp_rx_ack(tp, peer, rx->buf, rx->len, rx->rx_ns);
+		srd_tp_rx_ack(tp, peer, rx->buf, len, rx->rx_ns);
 	else if (base->type == SRD_PKT_PATH_PROBE ||
 		 base->type == SRD_PKT_PATH_ECHO)
-		srd_tp_rx_path_probe(tp, peer, rx->buf, rx->len);
+		srd_tp_rx_path_probe(tp, peer, rx->buf, len);
 	else if (base->type >= SRD_PKT_RELIABLE_MIN)
-		srd_tp_rx_data(tp, peer, rx->buf, rx->len, rx->rx_ns);
+		srd_tp_rx_data(tp, peer, rx->buf, len, rx->rx_ns);
 	else
 		tp->cnt.rx_drop_malformed++;
 }

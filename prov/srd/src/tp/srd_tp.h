@@ -49,12 +49,9 @@
 #define SRD_TP_RX_BATCH			32	/* datagrams per wire poll */
 #define SRD_TP_TX_STAGE			64	/* datagrams per wire post */
 #define SRD_TP_PATH_BURST_DEFAULT	64	/* packets a path takes in a row, at most */
-/* A handshake that claims a new incarnation of a peer is believed only
- * when the incarnation we know has been silent this long and has not
- * answered a liveness probe sent at least this long ago (spec 5.4): a
- * restarted process's old incarnation is gone; a live one answers.  The
- * new one's handshake retries (1 ms, doubling) get through meanwhile. */
-#define SRD_TP_RESTART_QUIET_NS		(5 * SRD_NS_PER_MS)
+/* A cookie (spec 5.4) is good this long after its issue: the requester
+ * echoes it at once, and a retried request gets a fresh one. */
+#define SRD_TP_COOKIE_LIFE_MS		10000
 #define SRD_TP_RETIRED			4	/* past (conn, session) kept */
 
 /* Congestion control (spec 5.14): delay-based AIMD on a per-peer window. */
@@ -132,9 +129,12 @@ struct srd_tp_pkt {
 	uint8_t flags;
 	uint16_t retries;
 	uint16_t iovcnt;		/* iov[0] is hdr */
-	uint32_t len;			/* total bytes on the wire */
+	uint32_t len;			/* bytes on the wire, MAC trailer aside */
+	/* iov[iovcnt] is the MAC trailer's, set at each send when the
+	 * endpoint has a job key (spec 5.15) */
 	struct iovec iov[SRD_WIRE_IOV_MAX];
 	uint8_t hdr[SRD_HDR_MAX] __attribute__((aligned(8)));
+	struct srd_mac_trailer mac;
 };
 
 struct srd_tp_peer {
@@ -145,6 +145,7 @@ struct srd_tp_peer {
 
 	/* send session */
 	enum srd_tp_tx_state tx_state;
+	uint64_t tx_token;		/* its secret: in every packet of it */
 	uint32_t tx_remote_conn;	/* learned from HS_RESP */
 	uint64_t tx_features;		/* the peer's feature bits, from HS_RESP */
 	uint32_t tx_session;
@@ -164,6 +165,9 @@ struct srd_tp_peer {
 	uint64_t hs_first_ns;
 	uint64_t hs_deadline;
 	uint64_t hs_rto;
+	uint64_t hs_cookie_mac;		/* the peer's cookie, echoed in HS_REQ */
+	uint32_t hs_cookie_time;
+	uint64_t hs_sample_ns;		/* last HS_REQ sent, if never resent */
 	uint64_t srtt_ns;		/* 0 until the first sample */
 	uint64_t rttvar_ns;
 	uint64_t rto_ns;		/* current, with backoff */
@@ -204,15 +208,11 @@ struct srd_tp_peer {
 	bool rx_active;
 	uint32_t rx_conn;
 	uint32_t rx_session;
+	uint64_t rx_token;		/* the sender's tx_token */
 	/* Receive sessions that ended: a replayed handshake of one must not
 	 * reopen it (its packets would be delivered again). */
 	struct { uint32_t conn, session; } rx_retired[SRD_TP_RETIRED];
 	uint8_t rx_retired_next;
-	/* A handshake claimed a new incarnation: the one we know
-	 * (claimed_conn) was probed at claim_probe_ns (0: not probed);
-	 * a change of the known incarnation starts over. */
-	uint32_t claimed_conn;
-	uint64_t claim_probe_ns;
 	struct srd_seqwin rx_win;
 	uint32_t rx_unacked;
 	uint32_t rx_refused_psn;	/* sent back in an RNR ack */
@@ -266,6 +266,10 @@ struct srd_tp_cfg {
 	uint16_t path_burst;
 	uint32_t max_peers;
 	size_t peer_size;		/* >= sizeof(struct srd_tp_peer) */
+	/* The job key (spec 5.15): every packet carries a MAC under it;
+	 * NULL: none.  Copied (derived) at init. */
+	const void *auth_key;
+	size_t auth_key_len;
 	uint64_t features;		/* advertised in handshakes (spec 5.2) */
 };
 
@@ -276,6 +280,11 @@ struct srd_tp_counters {
 	uint64_t rx_drop_window, peers_failed;
 	uint64_t rnr_sent, rnr_recv, cc_cuts, path_downs, retx_probe;
 	uint64_t path_probes, path_ups, rto_spurious;
+	/* toward and from addresses not yet verified (spec 5.4) */
+	uint64_t hs_cookies, tx_unverified_bytes, rx_unverified_bytes;
+	uint64_t rx_drop_token;		/* not the session's token */
+	uint64_t rx_drop_auth;		/* no valid MAC (spec 5.15) */
+	uint64_t rx_drop_version;	/* another protocol version */
 };
 
 struct srd_tp {
@@ -284,6 +293,16 @@ struct srd_tp {
 	const struct srd_tp_ops *ops;
 	void *ctx;
 	uint32_t conn_id;		/* this incarnation, random, non-zero */
+	/* Secrets of this incarnation: the cookies' MAC key, and the peer
+	 * table's hash key (an unkeyed hash lets anyone who picks source
+	 * ports fill one bucket). */
+	uint8_t cookie_key[16];
+	uint8_t hash_key[16];
+	struct srd_tp_peer *last_peer;	/* the last datagram's, for the next */
+	struct srd_tp_auth *auth;	/* NULL: no job key */
+	uint16_t trailer_len;		/* bytes of MAC after each packet */
+	uint32_t log_version_n;		/* log throttles: 1st, 2nd, 4th, ... */
+	uint32_t log_auth_n;
 	struct srd_hmap peers;
 	struct srd_tp_peer **peer_table;	/* by index */
 	uint32_t npeers;
@@ -384,7 +403,7 @@ static inline uint64_t srd_tp_now(struct srd_tp *tp)
 static inline uint32_t srd_tp_max_payload(const struct srd_tp *tp,
 					  size_t hdr_len)
 {
-	return tp->wire->mtu - (uint32_t)hdr_len;
+	return tp->wire->mtu - (uint32_t)hdr_len - tp->trailer_len;
 }
 
 #endif /* SRD_TP_H */

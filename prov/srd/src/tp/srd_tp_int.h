@@ -10,6 +10,7 @@
  *   srd_tp_cc.c      congestion control
  *   srd_tp_sack.c    the receive side and acks
  *   srd_tp_path.c    paths: spraying, health, probes
+ *   srd_tp_auth.c    the job key's MAC on every packet (libsodium)
  */
 #ifndef SRD_TP_INT_H
 #define SRD_TP_INT_H
@@ -23,6 +24,9 @@ void srd_tp_fill_base(struct srd_tp *tp, struct srd_tp_peer *peer,
 		      struct srd_base_hdr *base, uint8_t type, uint16_t path);
 int srd_tp_post_raw(struct srd_tp *tp, struct srd_tp_peer *peer,
 		    const struct iovec *iov, int iovcnt, uint16_t path);
+/* The same to an address that has no peer state (a cookie). */
+int srd_tp_post_addr(struct srd_tp *tp, const union srd_wire_addr *dst,
+		     const struct iovec *iov, int iovcnt, uint16_t path);
 /* Adds a sequenced packet to the staged sends (the wire gets it at the
  * release of the hold, or sooner when the stage fills). */
 void srd_tp_tx_stage(struct srd_tp *tp, struct srd_tp_peer *peer,
@@ -80,8 +84,6 @@ uint64_t srd_tp_paths_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 			    uint64_t now);
 uint64_t srd_tp_paths_probe_deadline(const struct srd_tp *tp,
 				     const struct srd_tp_peer *peer);
-void srd_tp_probe_liveness(struct srd_tp *tp, struct srd_tp_peer *peer,
-			   uint32_t conn);
 void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  const uint8_t *buf, size_t len);
 
@@ -96,5 +98,24 @@ void srd_tp_cc_on_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 			 uint32_t psn, uint64_t host_delay_ns,
 			 uint64_t ack_rx_ns);
+
+/* srd_tp_auth.c: the MAC trailer (spec 5.15) */
+int srd_tp_auth_init(struct srd_tp *tp, const void *key, size_t len);
+void srd_tp_auth_fini(struct srd_tp *tp);
+/* Writes the trailer of the datagram iov[0..iovcnt) into mac. */
+void srd_tp_auth_seal(struct srd_tp *tp, const struct iovec *iov, int iovcnt,
+		      struct srd_mac_trailer *mac);
+/* Whether buf[0..len) ends with a valid trailer (len includes it). */
+bool srd_tp_auth_open(struct srd_tp *tp, const uint8_t *buf, size_t len);
+/* The keyed hash of an address (srd_tp.hash_key). */
+uint64_t srd_tp_addr_hash(const struct srd_tp *tp,
+			  const union srd_wire_addr *addr);
+/* Whether to log the n-th occurrence of something: 1st, 2nd, 4th, ... */
+static inline bool srd_tp_log_due(uint32_t *n)
+{
+	uint32_t k = ++*n;
+
+	return !(k & (k - 1));
+}
 
 #endif /* SRD_TP_INT_H */

@@ -213,15 +213,6 @@ static void tp_path_post_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 	srd_tp_post_raw(tp, peer, &iov, 1, on_path);
 }
 
-/* Is the incarnation we know still there?  (Someone claims it restarted,
- * spec 5.4.)  Any answer refreshes last_heard_ns. */
-void srd_tp_probe_liveness(struct srd_tp *tp, struct srd_tp_peer *peer,
-			   uint32_t conn)
-{
-	tp_path_post_probe(tp, peer, SRD_PKT_PATH_PROBE, SRD_PROBE_LIVENESS,
-			   srd_tp_path_pick_ctrl(tp, peer), 0, conn);
-}
-
 uint64_t srd_tp_paths_probe_deadline(const struct srd_tp *tp,
 				     const struct srd_tp_peer *peer)
 {
@@ -278,28 +269,15 @@ void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 		tp->cnt.rx_drop_malformed++;
 		return;
 	}
+	/* tp_rx_one checked the session: a probe is of the peer's send
+	 * session (ours to receive), an echo of ours */
 	if (base->type == SRD_PKT_PATH_PROBE) {
-		/* only from an incarnation we talk with */
-		if (!(peer->rx_active && base->src_conn == peer->rx_conn) &&
-		    !(peer->tx_state == SRD_TP_TX_ACTIVE &&
-		      base->src_conn == peer->tx_remote_conn)) {
-			tp->cnt.rx_drop_conn++;
-			return;
-		}
 		tp_path_post_probe(tp, peer, SRD_PKT_PATH_ECHO, probe->path,
 				   srd_tp_path_pick_ctrl(tp, peer),
 				   probe->session, base->src_conn);
 		return;
 	}
-	/* An echo of a liveness probe: tp_rx_one has already noted that
-	 * the incarnation answered (last_heard_ns). */
-	if (probe->path == SRD_PROBE_LIVENESS &&
-	    (base->src_conn == peer->rx_conn ||
-	     base->src_conn == peer->tx_remote_conn))
-		return;
-	if (peer->tx_state != SRD_TP_TX_ACTIVE ||
-	    base->src_conn != peer->tx_remote_conn ||
-	    probe->session != peer->tx_session ||
+	if (probe->session != peer->tx_session ||
 	    probe->path >= tp->wire->npaths) {
 		tp->cnt.rx_drop_conn++;
 		return;

@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_tp_peer.c: peers as explicit state: creation and lookup by
- * address, the session handshake (HS_REQ/HS_RESP), incarnation checks,
- * and declaring a peer unreachable.  It must not touch a packet's
- * payload or the message layer's part of a peer.
+ * address (a keyed hash), the session handshake (HS_REQ, HS_COOKIE,
+ * HS_RESP), incarnation checks, and declaring a peer unreachable.  It
+ * must not touch a packet's payload or the message layer's part of a
+ * peer.
  *
- * Handshake, per direction (spec section 5): the sender picks a random
- * session id and first psn and sends HS_REQ until HS_RESP echoes the
- * session.  The receiver starts a fresh receive window for every new
- * (connection id, session); a repeated HS_REQ only repeats the answer.
- * A new connection id from a known address is a restarted process: what
- * we were sending to its old incarnation fails.
+ * Handshake, per direction (spec 5.4): the sender picks a random session
+ * id, first psn and 64-bit token and sends HS_REQ.  A receiver answers a
+ * request without a valid cookie with HS_COOKIE, no longer than the
+ * request and keeping no state: the cookie is a MAC, under a secret of
+ * this incarnation, of the claimed address and the request's fields.
+ * Only who receives at that address can echo it, so a request that does
+ * is verified: it opens (or reopens) the receive session and gets
+ * HS_RESP.  From then on every packet of the session carries the token,
+ * which was only ever sent to the verified address.  A new connection
+ * id at a known address is a restarted process, believed on the same
+ * proof: what we were sending to its old incarnation fails.
  */
 #include "config.h"
 #include "srd_tp_int.h"
@@ -20,6 +26,40 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sodium.h>
+
+/* The address as bytes, the same for equal addresses (no padding). */
+static size_t tp_addr_bytes(const union srd_wire_addr *addr, uint8_t *out)
+{
+	uint16_t port = srd_wire_addr_port(addr);
+
+	if (addr->sa.sa_family == AF_INET) {
+		memcpy(out, &addr->sin.sin_addr, 4);
+		memcpy(out + 4, &port, 2);
+		return 6;
+	}
+	if (addr->sa.sa_family == AF_IB) {
+		memcpy(out, addr->ud.gid, 16);
+		memcpy(out + 16, &addr->ud.qpn, 4);
+		memcpy(out + 20, &addr->ud.lid, 2);
+		return 22;
+	}
+	memcpy(out, &addr->sin6.sin6_addr, 16);
+	memcpy(out + 16, &port, 2);
+	return 18;
+}
+
+uint64_t srd_tp_addr_hash(const struct srd_tp *tp,
+			  const union srd_wire_addr *addr)
+{
+	uint8_t bytes[32];
+	uint64_t h;
+
+	crypto_shorthash_siphash24((unsigned char *)&h, bytes,
+				   tp_addr_bytes(addr, bytes), tp->hash_key);
+	return h;
+}
 
 static int tp_peer_table_grow(struct srd_tp *tp)
 {
@@ -61,7 +101,7 @@ static struct srd_tp_peer *tp_peer_alloc(struct srd_tp *tp,
 	peer->rto_ns = SRD_TP_RTO_INIT_NS;
 	peer->good_path = SRD_TP_PATH_NONE;
 	tp->peer_table[tp->npeers++] = peer;
-	srd_hmap_insert(&tp->peers, &peer->hnode, srd_wire_addr_hash(addr));
+	srd_hmap_insert(&tp->peers, &peer->hnode, srd_tp_addr_hash(tp, addr));
 	if (tp->ops->peer_init)
 		tp->ops->peer_init(tp->ctx, peer);
 	return peer;
@@ -71,7 +111,7 @@ struct srd_tp_peer *srd_tp_peer_find(struct srd_tp *tp,
 				     const union srd_wire_addr *addr)
 {
 	struct srd_hnode *node = srd_hmap_find(&tp->peers,
-					       srd_wire_addr_hash(addr));
+					       srd_tp_addr_hash(tp, addr));
 
 	for (; node; node = srd_hmap_next(node)) {
 		struct srd_tp_peer *peer =
@@ -129,23 +169,34 @@ static void tp_tx_set_state(struct srd_tp *tp, struct srd_tp_peer *peer,
 		tp->ops->tx_state_changed(tp->ctx, peer, old, state);
 }
 
-static void tp_hs_post(struct srd_tp *tp, struct srd_tp_peer *peer,
-		       uint8_t type, uint32_t session, uint32_t init_psn)
-{
-	struct {
-		struct srd_base_hdr base;
-		struct srd_hs_hdr hs;
-	} pkt;
-	struct iovec iov = { .iov_base = &pkt, .iov_len = sizeof(pkt) };
+struct tp_hs_pkt {
+	struct srd_base_hdr base;
+	struct srd_hs_hdr hs;
+};
 
-	memset(&pkt, 0, sizeof(pkt));
+/* HS_REQ and HS_RESP to a peer (HS_COOKIE has none: tp_hs_cookie). */
+static void tp_hs_post(struct srd_tp *tp, struct srd_tp_peer *peer,
+		       uint8_t type)
+{
+	struct tp_hs_pkt pkt;
+	struct iovec iov = { .iov_base = &pkt, .iov_len = sizeof(pkt) };
 	uint16_t path = srd_tp_path_pick_ctrl(tp, peer);
 
+	memset(&pkt, 0, sizeof(pkt));
 	srd_tp_fill_base(tp, peer, &pkt.base, type, path);
 	pkt.base.flags = 0;	/* no piggybacked ack on handshakes */
-	pkt.base.dst_conn = type == SRD_PKT_HS_RESP ? peer->rx_conn : 0;
-	pkt.hs.session = session;
-	pkt.hs.init_psn = init_psn;
+	if (type == SRD_PKT_HS_RESP) {
+		pkt.base.dst_conn = peer->rx_conn;
+		pkt.base.token = peer->rx_token;
+		pkt.hs.session = peer->rx_session;
+	} else {
+		pkt.base.dst_conn = 0;
+		pkt.base.token = peer->tx_token;
+		pkt.hs.session = peer->tx_session;
+		pkt.hs.init_psn = peer->tx_una;
+		pkt.hs.cookie_time = peer->hs_cookie_time;
+		pkt.hs.cookie_mac = peer->hs_cookie_mac;
+	}
 	pkt.hs.rx_window = SRD_TP_WINDOW_MAX;
 	pkt.hs.rx_bytes = tp->wire->rx_bytes;
 	pkt.hs.mtu = tp->wire->mtu;
@@ -167,9 +218,13 @@ void srd_tp_hs_start(struct srd_tp *tp, struct srd_tp_peer *peer)
 	if (peer->tx_state == SRD_TP_TX_IDLE) {
 		tp_tx_set_state(tp, peer, SRD_TP_TX_HS_SENT);
 		peer->tx_session = (uint32_t)srd_random_u64();
+		peer->tx_token = srd_random_u64() | 1;
 		peer->tx_next_psn = (uint32_t)srd_random_u64();
 		peer->tx_una = peer->tx_next_psn;
+		peer->hs_cookie_mac = 0;
+		peer->hs_cookie_time = 0;
 		peer->hs_first_ns = now;
+		peer->hs_sample_ns = now;
 		peer->hs_rto = SRD_TP_RTO_INIT_NS;
 	} else if (now - peer->hs_first_ns >= tp->cfg.peer_timeout_ns) {
 		srd_tp_peer_fail(tp, peer, -EHOSTUNREACH);
@@ -177,10 +232,10 @@ void srd_tp_hs_start(struct srd_tp *tp, struct srd_tp_peer *peer)
 	} else {
 		peer->hs_rto = peer->hs_rto * 2 > SRD_TP_RTO_MAX_NS ?
 			       SRD_TP_RTO_MAX_NS : peer->hs_rto * 2;
+		peer->hs_sample_ns = 0;	/* an answer is of which copy? */
 	}
 	peer->hs_deadline = now + peer->hs_rto;
-	tp_hs_post(tp, peer, SRD_PKT_HS_REQ, peer->tx_session,
-		   peer->tx_next_psn);
+	tp_hs_post(tp, peer, SRD_PKT_HS_REQ);
 	srd_tp_peer_rearm(tp, peer);
 }
 
@@ -231,64 +286,79 @@ static bool tp_hs_retired(const struct srd_tp_peer *peer, uint32_t conn,
 	return false;
 }
 
-/* Whether a handshake request may (re)open the receive session: not a
- * replay of a session that ended, and not a "new incarnation" of a peer
- * whose current one is still talking to us (someone else using its
- * address: believing it would reset the peer's session and fail what we
- * send it). */
-static bool tp_hs_req_believed(struct srd_tp *tp, struct srd_tp_peer *peer,
+static uint32_t tp_now_ms(struct srd_tp *tp)
+{
+	return (uint32_t)(srd_tp_now(tp) / SRD_NS_PER_MS);
+}
+
+/* The cookie of a request from addr: a MAC under this incarnation's
+ * secret of everything the verified request will be taken at its word
+ * for (spec 5.4).  Never 0. */
+static uint64_t tp_cookie_mac(const struct srd_tp *tp,
+			      const union srd_wire_addr *addr,
+			      const struct srd_base_hdr *base,
+			      const struct srd_hs_hdr *hs, uint32_t time)
+{
+	uint8_t msg[32 + 28];
+	size_t n = tp_addr_bytes(addr, msg);
+	uint64_t mac;
+
+	memcpy(msg + n, &base->src_conn, 4);
+	memcpy(msg + n + 4, &base->token, 8);
+	memcpy(msg + n + 12, &hs->session, 4);
+	memcpy(msg + n + 16, &hs->init_psn, 4);
+	memcpy(msg + n + 20, &time, 4);
+	memcpy(msg + n + 24, &tp->conn_id, 4);
+	crypto_shorthash_siphash24((unsigned char *)&mac, msg, n + 28,
+				   tp->cookie_key);
+	return mac | 1;
+}
+
+static bool tp_cookie_ok(struct srd_tp *tp, const union srd_wire_addr *addr,
+			 const struct srd_base_hdr *base,
+			 const struct srd_hs_hdr *hs)
+{
+	uint32_t age = tp_now_ms(tp) - hs->cookie_time;
+
+	return hs->cookie_mac && age < SRD_TP_COOKIE_LIFE_MS &&
+	       hs->cookie_mac == tp_cookie_mac(tp, addr, base, hs,
+					       hs->cookie_time);
+}
+
+/* The answer to an unverified request: one packet, as long as the
+ * request, to the address it claims; no state (spec 5.4). */
+static void tp_hs_cookie(struct srd_tp *tp, const union srd_wire_addr *addr,
+			 const struct srd_base_hdr *req,
+			 const struct srd_hs_hdr *req_hs, size_t req_len)
+{
+	struct tp_hs_pkt pkt;
+	struct iovec iov = { .iov_base = &pkt, .iov_len = sizeof(pkt) };
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.base.version = SRD_PROTO_VERSION;
+	pkt.base.type = SRD_PKT_HS_COOKIE;
+	pkt.base.src_port = srd_wire_addr_port(&tp->wire->addr);
+	pkt.base.src_conn = tp->conn_id;
+	pkt.base.dst_conn = req->src_conn;
+	pkt.base.token = req->token;	/* so the requester knows its answer */
+	pkt.hs.session = req_hs->session;
+	pkt.hs.init_psn = req_hs->init_psn;
+	pkt.hs.cookie_time = tp_now_ms(tp);
+	pkt.hs.cookie_mac = tp_cookie_mac(tp, addr, req, req_hs,
+					  pkt.hs.cookie_time);
+	tp->cnt.hs_cookies++;
+	tp->cnt.rx_unverified_bytes += req_len + tp->trailer_len;
+	tp->cnt.tx_unverified_bytes += sizeof(pkt) + tp->trailer_len;
+	srd_tp_post_addr(tp, addr, &iov, 1, 0);
+}
+
+/* A verified request opens a receive session: a new one of the
+ * incarnation we know, or the first of a new incarnation (the peer
+ * restarted).  Either way the old session's packets are gone. */
+static void tp_rx_session_open(struct srd_tp *tp, struct srd_tp_peer *peer,
 			       const struct srd_base_hdr *base,
 			       const struct srd_hs_hdr *hs)
 {
-	uint32_t known = peer->rx_active ? peer->rx_conn :
-			 peer->tx_state == SRD_TP_TX_ACTIVE ?
-			 peer->tx_remote_conn : 0;
-	uint64_t now = srd_tp_now(tp);
-
-	if (tp_hs_retired(peer, base->src_conn, hs->session))
-		return false;
-	if (!known || known == base->src_conn)
-		return true;
-	/* The claimant already answered a handshake of ours (an off-path
-	 * forger cannot: it never sees our session id): our send session
-	 * runs to it, it is the peer at this address now.  Its packets
-	 * refresh last_heard_ns too, so the quiet test below would refuse
-	 * it for as long as it talks to us (the soak: a client reusing a
-	 * killed one's port, to which the server was sending, waited out
-	 * the peer timeout). */
-	if (peer->tx_state == SRD_TP_TX_ACTIVE &&
-	    peer->tx_remote_conn == base->src_conn)
-		return true;
-	if (now - peer->last_heard_ns < SRD_TP_RESTART_QUIET_NS)
-		return false;
-	/* Quiet: ask it.  Believed once a probe went unanswered. */
-	if (peer->claimed_conn != known || !peer->claim_probe_ns ||
-	    peer->claim_probe_ns < peer->last_heard_ns) {
-		peer->claimed_conn = known;
-		peer->claim_probe_ns = now;
-		srd_tp_probe_liveness(tp, peer, known);
-		return false;
-	}
-	if (now - peer->claim_probe_ns < SRD_TP_RESTART_QUIET_NS)
-		return false;
-	peer->claim_probe_ns = 0;
-	return true;
-}
-
-static void tp_hs_handle_req(struct srd_tp *tp, struct srd_tp_peer *peer,
-			     const struct srd_base_hdr *base,
-			     const struct srd_hs_hdr *hs)
-{
-	bool restarted = peer->rx_active && peer->rx_conn != base->src_conn;
-
-	if (peer->rx_active && !restarted && peer->rx_session == hs->session) {
-		tp_hs_post(tp, peer, SRD_PKT_HS_RESP, hs->session, 0);
-		return;
-	}
-	if (!tp_hs_req_believed(tp, peer, base, hs)) {
-		tp->cnt.rx_drop_conn++;
-		return;
-	}
 	if (peer->rx_active) {
 		peer->rx_retired[peer->rx_retired_next].conn = peer->rx_conn;
 		peer->rx_retired[peer->rx_retired_next].session =
@@ -298,6 +368,7 @@ static void tp_hs_handle_req(struct srd_tp *tp, struct srd_tp_peer *peer,
 	}
 	peer->rx_conn = base->src_conn;
 	peer->rx_session = hs->session;
+	peer->rx_token = base->token;
 	peer->rx_active = true;
 	srd_seqwin_reset(&peer->rx_win, hs->init_psn);
 	peer->rx_unacked = 0;
@@ -310,7 +381,86 @@ static void tp_hs_handle_req(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if (peer->tx_state == SRD_TP_TX_ACTIVE &&
 	    peer->tx_remote_conn != base->src_conn)
 		srd_tp_peer_fail(tp, peer, -ECONNRESET);
-	tp_hs_post(tp, peer, SRD_PKT_HS_RESP, hs->session, 0);
+}
+
+static void tp_hs_handle_req(struct srd_tp *tp, const union srd_wire_addr *addr,
+			     const struct srd_base_hdr *base,
+			     const struct srd_hs_hdr *hs, size_t len)
+{
+	struct srd_tp_peer *peer = srd_tp_peer_find(tp, addr);
+	char name[64];
+
+	/* A repeat of the request that opened the current session (its
+	 * answer was lost): the token proves it is the same requester. */
+	if (peer && peer->rx_active && peer->rx_conn == base->src_conn &&
+	    peer->rx_session == hs->session && peer->rx_token == base->token) {
+		tp_hs_post(tp, peer, SRD_PKT_HS_RESP);
+		return;
+	}
+	if (!tp_cookie_ok(tp, addr, base, hs)) {
+		tp_hs_cookie(tp, addr, base, hs, len);
+		return;
+	}
+	if (peer && tp_hs_retired(peer, base->src_conn, hs->session)) {
+		tp->cnt.rx_drop_conn++;	/* a replay of a session that ended */
+		return;
+	}
+	if (!peer)
+		peer = tp_peer_alloc(tp, addr);
+	if (!peer) {
+		tp->cnt.rx_drop_unknown++;
+		SRD_WARN(FI_LOG_EP_DATA,
+			 "refused a session from %s: %u peers already (FI_SRD_MAX_PEERS) or no memory\n",
+			 srd_wire_addr_str(addr, name, sizeof(name)),
+			 tp->npeers);
+		return;
+	}
+	tp_rx_session_open(tp, peer, base, hs);
+	tp_hs_post(tp, peer, SRD_PKT_HS_RESP);
+}
+
+/* HS_COOKIE: the receiver wants proof that we receive at our address;
+ * the same request goes again at once, with the cookie. */
+static void tp_hs_handle_cookie(struct srd_tp *tp, struct srd_tp_peer *peer,
+				const struct srd_base_hdr *base,
+				const struct srd_hs_hdr *hs)
+{
+	if (peer->tx_state != SRD_TP_TX_HS_SENT ||
+	    hs->session != peer->tx_session || base->token != peer->tx_token ||
+	    base->dst_conn != tp->conn_id) {
+		tp->cnt.rx_drop_conn++;
+		return;
+	}
+	peer->hs_cookie_time = hs->cookie_time;
+	peer->hs_cookie_mac = hs->cookie_mac;
+	/* the round trip counted for RTT is the verified one */
+	if (peer->hs_sample_ns)
+		peer->hs_sample_ns = srd_tp_now(tp);
+	tp_hs_post(tp, peer, SRD_PKT_HS_REQ);
+}
+
+/* The handshake's round trip, when it was not resent, is the first RTT
+ * sample and the first base RTT of congestion control: taken before our
+ * data queues anywhere, so that a sender that joins a busy bottleneck
+ * does not take the queue for the path's length. */
+static void tp_hs_rtt_sample(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	uint64_t now = srd_tp_now(tp), rtt;
+
+	if (!peer->hs_sample_ns || now <= peer->hs_sample_ns)
+		return;
+	rtt = now - peer->hs_sample_ns;
+	if (!peer->base_rtt_ns || rtt < peer->base_rtt_ns) {
+		peer->base_rtt_ns = rtt;
+		peer->base_rtt_at_ns = now;
+	}
+	if (!peer->srtt_ns) {
+		peer->srtt_ns = rtt;
+		peer->rttvar_ns = rtt / 2;
+		peer->rto_ns = rtt + 4 * peer->rttvar_ns;
+		if (peer->rto_ns < tp->cfg.rto_min_ns)
+			peer->rto_ns = tp->cfg.rto_min_ns;
+	}
 }
 
 static void tp_hs_handle_resp(struct srd_tp *tp, struct srd_tp_peer *peer,
@@ -320,10 +470,13 @@ static void tp_hs_handle_resp(struct srd_tp *tp, struct srd_tp_peer *peer,
 	uint64_t limit;
 
 	if (peer->tx_state != SRD_TP_TX_HS_SENT ||
-	    hs->session != peer->tx_session || base->dst_conn != tp->conn_id) {
+	    hs->session != peer->tx_session || base->token != peer->tx_token ||
+	    base->dst_conn != tp->conn_id) {
 		tp->cnt.rx_drop_conn++;
 		return;
 	}
+	/* A new incarnation answering our request: the one whose session
+	 * we had is gone (it would have answered with its own id). */
 	peer->tx_remote_conn = base->src_conn;
 	peer->tx_features = hs->features;
 	tp_tx_set_state(tp, peer, SRD_TP_TX_ACTIVE);
@@ -335,29 +488,7 @@ static void tp_hs_handle_resp(struct srd_tp *tp, struct srd_tp_peer *peer,
 	limit = hs->rx_bytes ? hs->rx_bytes / 2 : UINT64_MAX;
 	peer->tx_bytes_limit = SRD_MAX(limit, (uint64_t)tp->wire->mtu);
 	srd_tp_cc_init(tp, peer);
-	/* The handshake round trip is the first RTT sample, and the first
-	 * base RTT of congestion control: taken before our data queues
-	 * anywhere, so that a sender that joins a busy bottleneck does not
-	 * take the queue for the path's length (and aim above the others). */
-	if (srd_tp_now(tp) > peer->hs_first_ns &&
-	    peer->hs_rto == SRD_TP_RTO_INIT_NS) {
-		uint64_t rtt = srd_tp_now(tp) - peer->hs_first_ns;
-
-		if (!peer->base_rtt_ns || rtt < peer->base_rtt_ns) {
-			peer->base_rtt_ns = rtt;
-			peer->base_rtt_at_ns = srd_tp_now(tp);
-		}
-	}
-	if (!peer->srtt_ns && srd_tp_now(tp) > peer->hs_first_ns &&
-	    peer->hs_rto == SRD_TP_RTO_INIT_NS) {
-		uint64_t rtt = srd_tp_now(tp) - peer->hs_first_ns;
-
-		peer->srtt_ns = rtt;
-		peer->rttvar_ns = rtt / 2;
-		peer->rto_ns = rtt + 4 * peer->rttvar_ns;
-		if (peer->rto_ns < tp->cfg.rto_min_ns)
-			peer->rto_ns = tp->cfg.rto_min_ns;
-	}
+	tp_hs_rtt_sample(tp, peer);
 	srd_tp_window_flush(tp, peer);
 	srd_tp_peer_rearm(tp, peer);
 }
@@ -370,19 +501,24 @@ void srd_tp_handle_hs(struct srd_tp *tp, const union srd_wire_addr *src,
 	union srd_wire_addr addr = *src;
 	struct srd_tp_peer *peer;
 
-	if (len < sizeof(*base) + sizeof(*hs) || !base->src_conn) {
+	/* shorter than the cookie that would answer it: never answered */
+	if (len < sizeof(*base) + sizeof(*hs) || !base->src_conn ||
+	    !base->token) {
 		tp->cnt.rx_drop_malformed++;
 		return;
 	}
 	srd_wire_addr_set_port(&addr, base->src_port);
-	peer = base->type == SRD_PKT_HS_REQ ? srd_tp_peer_get(tp, &addr) :
-					      srd_tp_peer_find(tp, &addr);
+	if (base->type == SRD_PKT_HS_REQ) {
+		tp_hs_handle_req(tp, &addr, base, hs, len);
+		return;
+	}
+	peer = srd_tp_peer_find(tp, &addr);
 	if (!peer) {
 		tp->cnt.rx_drop_unknown++;
 		return;
 	}
-	if (base->type == SRD_PKT_HS_REQ)
-		tp_hs_handle_req(tp, peer, base, hs);
+	if (base->type == SRD_PKT_HS_COOKIE)
+		tp_hs_handle_cookie(tp, peer, base, hs);
 	else
 		tp_hs_handle_resp(tp, peer, base, hs);
 }

@@ -42,8 +42,12 @@ void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
 		return;
 	}
 	/* A piggybacked point we already have (every packet of a bulk
-	 * stream repeats it) acks nothing: skip the window's bookkeeping. */
-	if ((base->flags & SRD_HDR_F_ACK) && base->ack_psn != peer->tx_una)
+	 * stream repeats it) acks nothing: skip the window's bookkeeping.
+	 * The packet's token proved its sender; the point counts only if
+	 * that incarnation is the one our send session runs to. */
+	if ((base->flags & SRD_HDR_F_ACK) && base->ack_psn != peer->tx_una &&
+	    peer->tx_state == SRD_TP_TX_ACTIVE &&
+	    base->src_conn == peer->tx_remote_conn)
 		srd_tp_window_ack(tp, peer, base->ack_psn, NULL, 0, rx_ns);
 	switch (srd_seqwin_check(&peer->rx_win, base->psn)) {
 	case SRD_SEQWIN_DUP:

@@ -538,6 +538,11 @@ static int udp_open_sockets(struct srd_wire_udp *udp,
 		udp->fds[i] = udp_socket(&any, bufbytes);
 		if (udp->fds[i] < 0)
 			return udp->fds[i];
+		/* A path socket only sends (peers answer the address port):
+		 * what strangers send it is never read, so it may queue no
+		 * more than the kernel's least (8 MiB per path before). */
+		setsockopt(udp->fds[i], SOL_SOCKET, SO_RCVBUF, &(int){ 1 },
+			   sizeof(int));
 	}
 	return 0;
 }
