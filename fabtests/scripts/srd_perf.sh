@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
-# srd_perf.sh [-p "PROV1 PROV2 ..."] [-n REPEATS] [-q] [-s SECTIONS]
+# srd_perf.sh [-p "PROV1 PROV2 ...", "srd+key" among them] [-n REPEATS] [-q]
+#             [-s SECTIONS]
 #             [-O OSU_DIR] [-M "MTU ..."] [-b] [-k]
 #
 # The performance comparison of srd against the providers a user would
@@ -41,6 +42,10 @@
 #   PERF section=S test=T size=N prov=P median=X min=Y max=Z unit=U
 #   RATIO section=S test=T size=N srd/PROV=R
 #   TARGET name=... value=... goal=... MET|MISSED
+# The pseudo-provider "srd+key" in -p is srd with a job key (a random
+# 32-byte FI_SRD_AUTH_KEY_FILE, fi_srd(7) SECURITY): every packet
+# carries a MAC; its column and the srd/srd+key ratio are the key's
+# cost (in the fabric and veth sections; the MPI section skips it).
 # Exit status: 0 unless a run of srd failed (a benchmark reports, it
 # does not gate on speed).  -q: fewer iterations.  -k: keep the logs.
 # -b: bind the server to the last CPU and the client to the first
@@ -93,6 +98,18 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# srd+key: srd, with the job key in the environment of both sides
+keyfile="$tmp/job.key"
+head -c 32 /dev/urandom >"$keyfile" && chmod 600 "$keyfile"
+prov_env() {	# prov_env PROV: sets p, the provider sft_perf gets
+	p=$1
+	unset FI_SRD_AUTH_KEY_FILE
+	if [ "$1" = "srd+key" ]; then
+		p=srd
+		export FI_SRD_AUTH_KEY_FILE=$keyfile
+	fi
+}
 
 bind_s=(env) bind_c=(env)
 if [ "$bind" = 1 ]; then
@@ -153,11 +170,12 @@ perf_metric() {
 
 # fabric TEST PROV ARGS...: one sft_perf run
 fabric_run() {
-	local test=$1 prov=$2 key unit log
+	local test=$1 prov=$2 key unit log p
 	shift 2
 	log="$tmp/$test.$(echo "$prov" | tr -c 'a-z0-9\n' _).$rep"
 	perf_metric "$test"
-	if run_pair "$log" 90 sft_perf -p "$prov" -t 80 "$@"; then
+	prov_env "$prov"
+	if run_pair "$log" 90 sft_perf -p "$p" -t 80 "$@"; then
 		record fabric "$test" "$prov" "$unit" "$key" "$log"
 	else
 		echo "  [$rep] $test over $prov failed: $(grep -h -m1 FAIL \
@@ -310,7 +328,9 @@ if has mpi; then
 		[ "$quick" = 1 ] && osu_iters=2000 || osu_iters=5000
 		for rep in $(seq 1 "$reps"); do
 			echo "mpi round $rep of $reps"
-			for prov in $provs; do mpi_run "$prov"; done
+			for prov in $provs; do
+				[ "$prov" = "srd+key" ] || mpi_run "$prov"
+			done
 		done
 		# osu_mbw_mr prints messages/s; the table shows millions
 		awk '$1 == "mpi" && $2 == "osu_mbw_mr" { $5 = $5 / 1e6 } { print }' \
@@ -349,11 +369,12 @@ veth_pair() {
 
 # veth_run SECTION TEST PROV ARGS...: one sft_perf run on the bed
 veth_run() {
-	local sec=$1 test=$2 prov=$3 key unit log
+	local sec=$1 test=$2 prov=$3 key unit log p
 	shift 3
 	log="$tmp/$sec.$test.$(echo "$prov" | tr -c 'a-z0-9\n' _).$rep"
 	perf_metric "$test"
-	if ! veth_pair "$log" 90 sft_perf -p "$prov" -t 80 "$@"; then
+	prov_env "$prov"
+	if ! veth_pair "$log" 90 sft_perf -p "$p" -t 80 "$@"; then
 		echo "  [$rep] $sec $test over $prov failed: $(grep -h -m1 FAIL \
 			"$log" "$log.server" 2>/dev/null | head -n1)"
 		[ "$prov" = srd ] && srd_failures=$((srd_failures + 1))
@@ -414,7 +435,7 @@ gso_floor_run() {
 
 veth_provs=
 for prov in $provs; do
-	case "$prov" in srd|net|"tcp;ofi_rxm") veth_provs+="$prov " ;; esac
+	case "$prov" in srd|srd+key|net|"tcp;ofi_rxm") veth_provs+="$prov " ;; esac
 done
 if has veth; then
 	if [ "$(id -u)" != 0 ]; then
@@ -451,7 +472,7 @@ if has veth; then
 					-I $((bw_iters * 10))
 			done
 			for prov in $veth_provs; do
-				case "$prov" in srd|net) ;; *) continue ;; esac
+				case "$prov" in srd|srd+key|net) ;; *) continue ;; esac
 				veth_run "$sec" cpu "$prov" -o bw -S 1m -W 64 \
 					-I "$bw_iters"
 			done

@@ -323,6 +323,14 @@ Test(forge, forged_and_stale_packets_are_dropped_and_counted,
 	old_token = t.token;
 	old_cookie_time = t.cookie_time;
 	old_cookie_mac = t.cookie_mac;
+	/* junk in the old incarnation's name right up to the restart
+	 * (version 1 took it for the old one still talking, and refused
+	 * the new one for as long as it came) */
+	for (int i = 0; i < 20; i++) {
+		eager(&pkt, t.port, old_conn, t.b_conn, t.psn + 5 + i, i, 1,
+		      data1);
+		tool_send(&t, &pkt, sizeof(pkt));
+	}
 	tool_incarnation(&t, a, b, &tool, 0x33333333, 0x44444444, 5000,
 			 data2, 0xC0, &msg2, "the restarted tool's message");
 	s0 = bstats(&b->b);
