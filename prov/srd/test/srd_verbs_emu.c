@@ -703,7 +703,10 @@ static struct ibv_ah *emu_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *a)
 {
 	struct emu_ah *ah;
 
-	if (!a->is_global || a->port_num != 1) {
+	/* InfiniBand may route locally, by LID alone (no GRH is sent);
+	 * RoCE always needs one */
+	if ((!a->is_global && dev_of(pd->context)->attr.roce_v2_ipv4) ||
+	    a->port_num != 1) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -754,7 +757,7 @@ struct emu_pkt {
 	uint16_t with_imm;
 	uint16_t slid;			/* InfiniBand: source and destination */
 	uint16_t dlid;			/* LIDs, as a switch forwards by them */
-	uint16_t reserved;
+	uint16_t grh;			/* 1: a GRH travels (the GIDs below) */
 	uint32_t len;
 	uint8_t sgid[16];
 	uint8_t dgid[16];
@@ -771,7 +774,7 @@ static void deliver(struct emu_qp *to, const struct emu_pkt *pkt)
 	struct emu_rwr *r;
 	struct ibv_wc wc;
 
-	if (dev->removed || memcmp(dev->gid, pkt->dgid, 16) ||
+	if (dev->removed || (pkt->grh && memcmp(dev->gid, pkt->dgid, 16)) ||
 	    (!dev->attr.roce_v2_ipv4 && pkt->dlid != dev->attr.host)) {
 		emu_st.drop_no_qp++;
 		return;
@@ -804,12 +807,16 @@ static void deliver(struct emu_qp *to, const struct emu_pkt *pkt)
 		qp_set_error(to);
 		return;
 	}
-	memcpy(src.gid, pkt->sgid, 16);
-	grh_fill((uint8_t *)(uintptr_t)r->addr, &src, dev);
+	/* without a GRH the device leaves the 40 bytes as they were: what
+	 * the buffer's last datagram wrote */
+	if (pkt->grh) {
+		memcpy(src.gid, pkt->sgid, 16);
+		grh_fill((uint8_t *)(uintptr_t)r->addr, &src, dev);
+		wc.wc_flags = IBV_WC_GRH;
+	}
 	memcpy((uint8_t *)(uintptr_t)r->addr + 40, pkt->data, pkt->len);
 	wc.status = IBV_WC_SUCCESS;
 	wc.byte_len = 40 + pkt->len;
-	wc.wc_flags = IBV_WC_GRH;
 	if (pkt->with_imm) {
 		wc.wc_flags |= IBV_WC_WITH_IMM;
 		wc.imm_data = pkt->imm;
@@ -857,6 +864,7 @@ static void wire_send(struct emu_qp *from, const struct ibv_send_wr *wr,
 	pkt.slid = from->ctx->dev->attr.roce_v2_ipv4 ? 0 :
 		   from->ctx->dev->attr.host;
 	pkt.dlid = ah->attr.dlid;
+	pkt.grh = ah->attr.is_global;
 	pkt.len = len;
 	memcpy(pkt.sgid, from->ctx->dev->gid, 16);
 	memcpy(pkt.dgid, ah->attr.grh.dgid.raw, 16);

@@ -5,10 +5,14 @@
  * one.  UD semantics the wire relies on: QP states (a QP sends only in
  * RTS and receives from RTR), Q_Key checks, a 40-byte GRH (or, on a
  * RoCE v2 IPv4 port, an IPv4 header in its last 20 bytes) in front of
- * every receive, the port MTU, datagrams dropped when no receive is
- * posted, inline limits, lkey checks, CQ overrun, completion channels
- * and async events, and the faults a real device shows (a QP in error,
- * a device that goes away).  Not a model of timing or of a NIC's speed.
+ * every receive, written only when the sender's address handle is global
+ * (IBV_WC_GRH; InfiniBand may send without, and then the 40 bytes keep
+ * the buffer's last contents), the source QP and LID of each datagram as
+ * the device stamps them, the port MTU, datagrams dropped when no
+ * receive is posted, inline limits, lkey checks, CQ overrun, completion
+ * channels and async events, and the faults a real device shows (a QP
+ * in error, a device that goes away).  Not a model of timing or of a
+ * NIC's speed.
  */
 #ifndef SRD_VERBS_EMU_H
 #define SRD_VERBS_EMU_H

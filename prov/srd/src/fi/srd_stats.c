@@ -241,14 +241,15 @@ static void stats_print(struct srd_ep *ep, FILE *f)
 		e.rx_unverified_bytes, e.rx_drop_token, e.rx_drop_auth,
 		e.rx_drop_version);
 	/* the wire's system calls per datagram (UDP: what GSO and GRO
-	 * save) */
+	 * save), and what the verbs wire dropped for an unknown sender */
 	fprintf(f, "wire %s tx_calls %lu tx_dgrams %lu rx_calls %lu "
-		"rx_dgrams %lu segs_max %u\n", ep->wire->ops->name,
-		(unsigned long)ep->wire->tx_calls,
+		"rx_dgrams %lu segs_max %u rx_drop_nogrh %lu\n",
+		ep->wire->ops->name, (unsigned long)ep->wire->tx_calls,
 		(unsigned long)ep->wire->tx_dgrams,
 		(unsigned long)ep->wire->rx_calls,
 		(unsigned long)ep->wire->rx_dgrams,
-		(unsigned)SRD_MAX(ep->wire->tx_segs_max, 1));
+		(unsigned)SRD_MAX(ep->wire->tx_segs_max, 1),
+		(unsigned long)ep->wire->rx_drop_nogrh);
 	/* the message layer: what waits where (a stalled receiver shows
 	 * whether its messages are posted, unexpected or held for order) */
 	fprintf(f, "msg posted_msg %zu posted_tagged %zu unexp_msg %zu "

@@ -108,7 +108,12 @@ int srd_wire_verbs_open(const struct srd_wire_verbs_attr *attr,
 			struct srd_wire **wire);
 
 
-/* The Q_Key every srd UD QP uses (the high bit clear: not privileged). */
+/* The Q_Key every srd UD QP uses (the high bit clear: not privileged).
+ * It only keeps other UD users' datagrams out by mistake: it is public,
+ * and any process on the fabric may send with it.  A per-job Q_Key would
+ * be no secret either (every peer must know it, and it travels in clear
+ * in every packet), so the receiver treats a datagram's source as the
+ * device reports it and the transport decides whether to believe it. */
 #define SRD_VERBS_QKEY		0x53524400u
 
 #endif /* SRD_VERBS_H */

@@ -48,7 +48,7 @@ union srd_wire_addr {
 size_t srd_wire_addr_len(const union srd_wire_addr *addr);
 int srd_wire_addr_equal(const union srd_wire_addr *a,
 			const union srd_wire_addr *b);
-/* The IP part equals (the port is ignored). */
+/* The IP part (UD: GID and LID) equals; the port (UD: QP) is ignored. */
 int srd_wire_addr_same_host(const union srd_wire_addr *a,
 			    const union srd_wire_addr *b);
 uint16_t srd_wire_addr_port(const union srd_wire_addr *addr);
@@ -68,7 +68,13 @@ struct srd_wire_tx {
 };
 
 struct srd_wire_rx {
-	union srd_wire_addr src;	/* source IP; port is the path's */
+	/* Who sent it, as far as the network vouches: UDP the source IP,
+	 * the port the path's; verbs the GID of the datagram's GRH, the
+	 * source LID (InfiniBand) and the source QP the device stamps
+	 * (the path's send QP), never a number the sender wrote in the
+	 * datagram.  Whether the sender is the endpoint its srd header
+	 * names is the transport's to decide. */
+	union srd_wire_addr src;
 	void *buf;			/* owned by the wire until next poll */
 	size_t len;
 	uint64_t rx_ns;			/* when it reached this host (now_ns
@@ -103,6 +109,9 @@ struct srd_wire {
 	/* UDP: system calls that carried datagrams, and the datagrams
 	 * (segments counted one by one); other wires leave them 0. */
 	uint64_t tx_calls, tx_dgrams, rx_calls, rx_dgrams;
+	/* Verbs: datagrams that came without a GRH, whose sender is
+	 * unknown (dropped); other wires leave it 0. */
+	uint64_t rx_drop_nogrh;
 	/* Datagrams the wire holds that its fd does not show (the rest of
 	 * a coalesced batch): poll again before sleeping on the fd. */
 	bool rx_pending;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_wire_addr.c: helpers on wire addresses (IPv4/IPv6 socket
- * addresses, and verbs UD addresses: GID + QP number).  Pure functions;
- * no sockets or devices are touched here.
+ * addresses, and verbs UD addresses: GID + LID + QP number).  Pure
+ * functions; no sockets or devices are touched here.
  */
 #include "config.h"
 #include "srd_wire.h"
@@ -52,15 +52,20 @@ int srd_wire_addr_same_host(const union srd_wire_addr *a,
 	if (a->sa.sa_family == AF_INET6)
 		return !memcmp(&a->sin6.sin6_addr, &b->sin6.sin6_addr,
 			       sizeof(a->sin6.sin6_addr));
+	/* a UD port is its GID and, on InfiniBand, its LID (what switches
+	 * forward by and the receiver reads off the datagram); RoCE
+	 * addresses carry LID 0 */
 	if (a->sa.sa_family == AF_IB)
-		return !memcmp(a->ud.gid, b->ud.gid, sizeof(a->ud.gid));
+		return a->ud.lid == b->ud.lid &&
+		       !memcmp(a->ud.gid, b->ud.gid, sizeof(a->ud.gid));
 	return 0;
 }
 
 int srd_wire_addr_equal(const union srd_wire_addr *a,
 			const union srd_wire_addr *b)
 {
-	/* the Q_Key is the provider's constant: not part of the identity */
+	/* UD: GID, LID and QP number; the Q_Key is the provider's public
+	 * constant (any QP may send with it), not part of the identity */
 	if (a->sa.sa_family == AF_IB)
 		return srd_wire_addr_same_host(a, b) && a->ud.qpn == b->ud.qpn;
 	return srd_wire_addr_same_host(a, b) &&
@@ -77,8 +82,9 @@ uint16_t srd_wire_addr_port(const union srd_wire_addr *addr)
 }
 
 /* On a UD address the "port" is the QP number's low half: the srd
- * header names it and the receiver checks it against the datagram's
- * real source QP (the high bits come from there). */
+ * header names it, and the bits above come from the datagram's source
+ * QP as the device stamps it (an endpoint's send QPs share them with its
+ * receive QP: srd_wire_verbs.c). */
 void srd_wire_addr_set_port(union srd_wire_addr *addr, uint16_t port)
 {
 	if (addr->sa.sa_family == AF_IB)
@@ -97,7 +103,7 @@ uint64_t srd_wire_addr_hash(const union srd_wire_addr *addr)
 		return ((uint64_t)addr->sin.sin_addr.s_addr << 16) | port;
 	if (addr->sa.sa_family == AF_IB)
 		return srd_hash_bytes(addr->ud.gid, sizeof(addr->ud.gid)) ^
-		       addr->ud.qpn;
+		       ((uint64_t)addr->ud.lid << 32) ^ addr->ud.qpn;
 	return srd_hash_bytes(&addr->sin6.sin6_addr,
 			      sizeof(addr->sin6.sin6_addr)) ^ port;
 }
@@ -109,7 +115,11 @@ const char *srd_wire_addr_str(const union srd_wire_addr *addr, char *buf,
 
 	if (addr->sa.sa_family == AF_IB) {
 		inet_ntop(AF_INET6, addr->ud.gid, ip, sizeof(ip));
-		snprintf(buf, len, "[%s]/qp%u", ip, addr->ud.qpn);
+		if (addr->ud.lid)
+			snprintf(buf, len, "[%s]/lid%u/qp%u", ip, addr->ud.lid,
+				 addr->ud.qpn);
+		else
+			snprintf(buf, len, "[%s]/qp%u", ip, addr->ud.qpn);
 	} else if (addr->sa.sa_family == AF_INET6) {
 		inet_ntop(AF_INET6, &addr->sin6.sin6_addr, ip, sizeof(ip));
 		snprintf(buf, len, "[%s]:%u", ip, srd_wire_addr_port(addr));

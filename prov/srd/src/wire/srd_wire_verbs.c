@@ -4,16 +4,18 @@
  * path (send, receive, QP and address-handle upkeep) and open/close.  The
  * ports it can run on are found by srd_verbs_port.c.
  *
- * One receive QP (the endpoint's address: GID + its QPN) and nqps send
- * QPs (the first is the receive QP too); every datagram is copied into a
- * registered send slot (inline when small: the copy is the cost UDP's
- * sendmsg pays too, and the transport's packets are header + user bytes
- * in two pieces) and sent with immediate data naming the sender's
- * receive QP, so a receiver knows the endpoint whichever send QP it came
- * from.  Paths are address handles per (peer GID, path), each with its
- * own flow label: RoCE v2 devices derive the UDP source port from it,
- * the entropy ECMP hashes on; where a device ignores it, the send QPs
- * (different source QPNs) give the spread.
+ * One receive QP (the endpoint's address: GID, on InfiniBand LID, and
+ * its QPN) and nqps send QPs (the first is the receive QP too); every
+ * datagram is copied into a registered send slot (inline when small: the
+ * copy is the cost UDP's sendmsg pays too, and the transport's packets
+ * are header + user bytes in two pieces) and sent as a plain UD send.
+ * Paths are address handles per (peer GID, path), each with its own flow
+ * label: RoCE v2 devices derive the UDP source port from it, the entropy
+ * ECMP hashes on; where a device ignores it, the send QPs (different
+ * source QPNs) give the spread.
+ * A received datagram's source is what the device vouches for: the GID
+ * of its GRH (none: dropped), the source LID, the source QP; nothing the
+ * sender wrote in it (rx_source says why).
  * Receive buffers come from one registered pool, reposted in a batch at
  * the next poll (the layer above owns them until then).  A QP that goes
  * to error is reset and its buffers reposted (what it held is lost: the
@@ -23,6 +25,7 @@
  * struct srd_verbs_ops.
  */
 #include "config.h"
+#include "srd_log.h"
 #include "srd_minmax.h"
 #include "srd_verbs.h"
 
@@ -48,6 +51,10 @@
 #define SRD_VERBS_INLINE_WANT	256
 #define SRD_VERBS_ASYNC_NS	(1 * SRD_NS_PER_MS)
 #define SRD_VERBS_PATHS_MAX	256
+/* The bits of a QP number above the 16 an srd header carries (src_port):
+ * receivers take them from the datagram's source QP, so every send QP
+ * has the receive QP's (verbs_open_qps). */
+#define SRD_VERBS_QPN_HIGH	0xff0000u
 
 struct srd_verbs_ah {
 	struct srd_hnode hnode;		/* key: hash(gid) ^ path */
@@ -99,6 +106,7 @@ struct srd_wire_verbs {
 	bool v4_mapped;			/* RoCE v2 over IPv4: the GRH space
 					 * holds an IPv4 header */
 	bool armed;			/* completion event requested */
+	bool nogrh_warned;		/* rx_drop_nogrh said it once */
 	uint64_t async_at_ns;
 	struct srd_hmap ahs;
 	struct srd_wire_verbs_stats {
@@ -429,7 +437,6 @@ static int verbs_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
 	struct srd_wire_verbs *vw = wire_verbs(wire);
 	struct ibv_send_wr wr[SRD_VERBS_BATCH];
 	struct ibv_sge sge[SRD_VERBS_BATCH];
-	uint32_t imm = htonl(vw->sqs[0].qp->qp_num);
 	int chain = 0;
 	uint16_t chain_q = 0;
 
@@ -475,8 +482,9 @@ static int verbs_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
 		wr[chain].wr_id = tx_wr_id(vw, q, sq->head);
 		wr[chain].sg_list = &sge[chain];
 		wr[chain].num_sge = 1;
-		wr[chain].opcode = IBV_WR_SEND_WITH_IMM;
-		wr[chain].imm_data = imm;
+		/* no immediate data: receivers would not believe it (the
+		 * source QP names the sender, rx_source) */
+		wr[chain].opcode = IBV_WR_SEND;
 		wr[chain].wr.ud.ah = ah;
 		wr[chain].wr.ud.remote_qpn = dst->ud.qpn;
 		wr[chain].wr.ud.remote_qkey = dst->ud.qkey ? dst->ud.qkey :
@@ -534,11 +542,39 @@ static void async_drain(struct srd_wire_verbs *vw)
 	}
 }
 
-/* The sender's GID from the 40 bytes in front of the datagram: a GRH,
- * or on RoCE v2 over IPv4 an IPv4 header in its last 20 bytes. */
-static void rx_source(const struct srd_wire_verbs *vw, const uint8_t *grh,
+/*
+ * Who sent a datagram, as the device vouches for it; false: unknown.
+ *
+ * GID: from the GRH, and only when the completion says one came
+ * (IBV_WC_GRH).  Every UD receive buffer starts with 40 bytes for it, but
+ * the device writes them only then: otherwise they hold what the slot's
+ * last datagram left there, another sender's GID.  srd always sends a GRH
+ * (ah_create: is_global) and RoCE cannot go without one, so a datagram
+ * without is none of srd's: dropped (InfiniBand local routing could name
+ * its sender by LID and QP alone, but no srd peer is known that way).
+ * On RoCE v2 over IPv4 the GRH space holds an IPv4 header in its last 20
+ * bytes, and the GID is ::ffff: and its source address.
+ *
+ * LID: the completion's source LID on InfiniBand (srd sends with path
+ * bits 0: the port's base LID, the one in the address); RoCE: 0.
+ *
+ * QP: the source QP the device stamps, not the immediate data, which the
+ * sender writes: believing that would let any process of a host (any QP
+ * may send with srd's public Q_Key) speak as any endpoint of that host.
+ * An endpoint sends over several QPs (sqs[]: devices that hash on the
+ * source QP spread its paths), so a datagram from sqs[q] shows sqs[q]'s
+ * number, as a UDP datagram shows its path's source port; the transport
+ * names the sender from the srd header's src_port (the address QP's low
+ * 16 bits) over the source's higher bits, which every send QP shares with
+ * the receive QP (verbs_open_qps).  So the wire never reports a QP its
+ * sender does not own; whether src_port is true (a QP of the same host
+ * may claim any) is the transport's to check, as on UDP.
+ */
+static bool rx_source(const struct srd_wire_verbs *vw, const uint8_t *grh,
 		      const struct ibv_wc *wc, union srd_wire_addr *src)
 {
+	if (!(wc->wc_flags & IBV_WC_GRH))
+		return false;
 	memset(src, 0, sizeof(*src));
 	src->ud.family = AF_IB;
 	if (vw->v4_mapped && (grh[20] >> 4) == 4) {
@@ -549,9 +585,23 @@ static void rx_source(const struct srd_wire_verbs *vw, const uint8_t *grh,
 		memcpy(src->ud.gid, grh + 8, 16);
 	}
 	src->ud.lid = vw->port.roce ? 0 : wc->slid;
-	src->ud.qpn = wc->wc_flags & IBV_WC_WITH_IMM ?
-		      ntohl(wc->imm_data) & 0xffffff : wc->src_qp;
+	src->ud.qpn = wc->src_qp;
 	src->ud.qkey = SRD_VERBS_QKEY;
+	return true;
+}
+
+/* A datagram whose sender is unknown (no GRH, rx_source): counted, and
+ * said once per wire (a peer could otherwise fill the log). */
+static void rx_drop_nogrh(struct srd_wire_verbs *vw, const struct ibv_wc *wc)
+{
+	vw->wire.rx_drop_nogrh++;
+	if (vw->nogrh_warned)
+		return;
+	vw->nogrh_warned = true;
+	SRD_WARN(FI_LOG_EP_DATA, "verbs %s:%u: dropping datagrams that come "
+		 "without a GRH (the first from LID %u QP %u): their sender's "
+		 "GID is unknown, and srd peers always send one\n",
+		 vw->port.dev_name, vw->port.port, wc->slid, wc->src_qp);
 }
 
 static void events_drain(struct srd_wire_verbs *vw)
@@ -601,7 +651,10 @@ static int rx_poll_cq(struct srd_wire_verbs *vw, struct srd_wire_rx *rx,
 		buf = vw->rx_buf + (size_t)slot * vw->rx_slot;
 		vw->rx_state[slot] = RX_HELD;
 		vw->rx_held[vw->nheld++] = slot;
-		rx_source(vw, buf, &wc[i], &rx[out].src);
+		if (!rx_source(vw, buf, &wc[i], &rx[out].src)) {
+			rx_drop_nogrh(vw, &wc[i]);
+			continue;
+		}
 		rx[out].buf = buf + SRD_VERBS_GRH;
 		rx[out].len = wc[i].byte_len >= SRD_VERBS_GRH ?
 			      wc[i].byte_len - SRD_VERBS_GRH : 0;
@@ -741,34 +794,62 @@ static void *alloc_pages(size_t len)
 	return posix_memalign(&p, 4096, len) ? NULL : p;
 }
 
+static struct ibv_qp *qp_create(struct srd_wire_verbs *vw, uint16_t q,
+				uint32_t *max_inline)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp *qp;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = vw->tx_cq;
+	ia.recv_cq = vw->rx_cq;
+	ia.qp_type = IBV_QPT_UD;
+	ia.cap.max_send_wr = vw->tx_depth;
+	ia.cap.max_recv_wr = q ? 1 : vw->rx_depth;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	ia.cap.max_inline_data = SRD_VERBS_INLINE_WANT;
+	qp = vw->v->create_qp(vw->pd, &ia);
+	if (!qp) {
+		/* some devices take no inline data on UD */
+		ia.cap.max_inline_data = 0;
+		qp = vw->v->create_qp(vw->pd, &ia);
+	}
+	*max_inline = ia.cap.max_inline_data;
+	return qp;
+}
+
+/* The send QPs, sqs[0] (the receive QP) first.  One whose number differs
+ * from sqs[0]'s above the low 16 bits would leave its datagrams with the
+ * wrong sender at every receiver (rx_source): the wire keeps the send
+ * QPs before it (QP numbers rarely cross a 64 K boundary among a few made
+ * in a row; RoCE v2 flow labels still spread the paths). */
 static int verbs_open_qps(struct srd_wire_verbs *vw)
 {
 	for (uint16_t q = 0; q < vw->nqps; q++) {
-		struct ibv_qp_init_attr ia;
+		uint32_t inl;
+		struct ibv_qp *qp = qp_create(vw, q, &inl);
 		int ret;
 
-		memset(&ia, 0, sizeof(ia));
-		ia.send_cq = vw->tx_cq;
-		ia.recv_cq = vw->rx_cq;
-		ia.qp_type = IBV_QPT_UD;
-		ia.cap.max_send_wr = vw->tx_depth;
-		ia.cap.max_recv_wr = q ? 1 : vw->rx_depth;
-		ia.cap.max_send_sge = 1;
-		ia.cap.max_recv_sge = 1;
-		ia.cap.max_inline_data = SRD_VERBS_INLINE_WANT;
-		vw->sqs[q].qp = vw->v->create_qp(vw->pd, &ia);
-		if (!vw->sqs[q].qp) {
-			/* some devices take no inline data on UD */
-			ia.cap.max_inline_data = 0;
-			vw->sqs[q].qp = vw->v->create_qp(vw->pd, &ia);
-		}
-		if (!vw->sqs[q].qp)
+		if (!qp)
 			return errno ? -errno : -ENOMEM;
-		if (!q || ia.cap.max_inline_data < vw->max_inline)
-			vw->max_inline = ia.cap.max_inline_data;
+		if (q && ((qp->qp_num ^ vw->sqs[0].qp->qp_num) &
+			  SRD_VERBS_QPN_HIGH)) {
+			SRD_INFO(FI_LOG_EP_CTRL, "verbs %s:%u: send QP %u and "
+				 "receive QP %u differ above bit 15: %u send "
+				 "QPs, not %u\n", vw->port.dev_name,
+				 vw->port.port, qp->qp_num,
+				 vw->sqs[0].qp->qp_num, q, vw->nqps);
+			vw->v->destroy_qp(qp);
+			vw->nqps = q;
+			break;
+		}
+		vw->sqs[q].qp = qp;
+		if (!q || inl < vw->max_inline)
+			vw->max_inline = inl;
 		vw->sqs[q].slots = vw->tx_buf +
 				   (size_t)q * vw->tx_depth * vw->tx_slot;
-		ret = qp_to_rts(vw, vw->sqs[q].qp);
+		ret = qp_to_rts(vw, qp);
 		if (ret)
 			return ret;
 	}
