@@ -88,6 +88,12 @@ struct fi_srd_ep_stats {
 	uint64_t rx_drop_token;
 	uint64_t rx_drop_auth;
 	uint64_t rx_drop_version;
+	/* Unexpected messages now (at most FI_SRD_UNEXP_MAX_MSGS, and a
+	 * peer FI_SRD_UNEXP_PEER_SHARE percent of them), and packets held
+	 * for order now (per peer, of at most FI_SRD_REORDER_MAX messages
+	 * past the next one). */
+	uint64_t unexp_msgs;
+	uint64_t reorder_pkts;
 };
 
 /* The send side of one peer: congestion control and RTT. */

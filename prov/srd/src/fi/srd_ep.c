@@ -468,9 +468,14 @@ static void ep_init_attrs(struct srd_ep *ep, const struct fi_info *info)
 	if (!ep->msg.rx_size || ep->msg.rx_size > SRD_SIZE_MAX)
 		ep->msg.rx_size = SRD_RX_SIZE_DEFAULT;
 	ep->msg.min_multi_recv = SRD_MIN_MULTI_RECV_DEFAULT;
-	ep->msg.cfg.eager_max = srd_params.eager_max;
+	/* a larger MEDIUM message would be refused as malformed */
+	ep->msg.cfg.eager_max = SRD_MIN(srd_params.eager_max,
+					(size_t)SRD_MEDIUM_MAX);
 	ep->msg.cfg.rdv_window = srd_params.rdv_window;
 	ep->msg.cfg.unexp_max_bytes = srd_params.unexp_max_bytes;
+	ep->msg.cfg.unexp_max_msgs = (uint32_t)srd_params.unexp_max_msgs;
+	ep->msg.cfg.unexp_peer_share = (uint32_t)srd_params.unexp_peer_share;
+	ep->msg.cfg.reorder_max = (uint32_t)srd_params.reorder_max;
 	ep->msg.dom = ep->dom;
 	ep->msg.atomic_max_bytes = ep->dom->atomic_max_bytes;
 	srd_dlist_init(&ep->dom_entry);

@@ -25,6 +25,9 @@ struct srd_params srd_params = {
 	.eager_max = 128 * 1024,
 	.rdv_window = 8 * 1024 * 1024,
 	.unexp_max_bytes = 256 * 1024 * 1024,
+	.unexp_max_msgs = 65536,
+	.unexp_peer_share = 25,
+	.reorder_max = SRD_TP_WINDOW_MAX,
 	.tx_window = SRD_TP_WINDOW_DEFAULT,
 	.rto_min_us = SRD_TP_RTO_MIN_NS_DEFAULT / SRD_NS_PER_US,
 	.peer_timeout_ms = SRD_TP_PEER_TIMEOUT_NS_DEFAULT / SRD_NS_PER_MS,
@@ -100,8 +103,9 @@ static const struct srd_param_def srd_param_table[] = {
 	      "Send slots per verbs queue pair, 32 to 65536"),
 	P_SIZE("inject_size", inject_size, 0, 65536,
 	       "Largest message fi_inject accepts, bytes, at most 65536"),
-	P_SIZE("eager_max", eager_max, 0, SRD_NO_MAX,
-	       "Largest message sent eagerly; larger ones use the "
+	P_SIZE("eager_max", eager_max, 0, SRD_MEDIUM_MAX,
+	       "Largest message sent eagerly, at most 1048576 (what a "
+	       "receiver accepts as MEDIUM packets); larger ones use the "
 	       "receiver-paced rendezvous"),
 	P_SIZE("rdv_window", rdv_window, 4096, SRD_NO_MAX,
 	       "Bytes a rendezvous receiver grants the sender at a time, at "
@@ -113,6 +117,18 @@ static const struct srd_param_def srd_param_table[] = {
 	      "File whose bytes (1 to 4096) are the job key when the "
 	      "application gives no auth_key: every packet then carries a "
 	      "MAC under it, and only holders of the key are heard"),
+	P_INT("unexp_max_msgs", unexp_max_msgs, 1, 1 << 24,
+	      "Unexpected messages an endpoint holds before it pushes back "
+	      "on senders, 1 to 16777216; receive entries for these come on "
+	      "top of the receive queue's, which stay for posted receives"),
+	P_INT("unexp_peer_share", unexp_peer_share, 1, 100,
+	      "Percent of the unexpected store (bytes and messages) one peer "
+	      "may hold, 1 to 100: a flooding peer is pushed back while the "
+	      "others' messages still get in"),
+	P_INT("reorder_max", reorder_max, 1, 65536,
+	      "Messages past the next one to start whose early packets an "
+	      "endpoint holds per peer (message order, FI_ORDER_SAS), 1 to "
+	      "65536; packets of later messages are pushed back"),
 	P_INT("max_peers", max_peers, 1, INT_MAX,
 	      "Peers an endpoint keeps transport state for (about 2.2 KiB "
 	      "each, and an 8 KiB send ring while packets are in flight to "

@@ -19,6 +19,9 @@ struct srd_params {
 	size_t eager_max;		/* largest message sent without rendezvous */
 	size_t rdv_window;		/* bytes one CTS grants */
 	size_t unexp_max_bytes;		/* unexpected store per endpoint */
+	int unexp_max_msgs;		/* unexpected messages per endpoint */
+	int unexp_peer_share;		/* percent of both one peer may hold */
+	int reorder_max;		/* messages a peer's held packets span */
 	int tx_window;			/* packets in flight per peer */
 	int rto_min_us;
 	int peer_timeout_ms;

@@ -51,6 +51,8 @@ static void stats_ep_fill(const struct srd_ep *ep, struct fi_srd_ep_stats *st)
 	st->rx_drop_token = c->rx_drop_token;
 	st->rx_drop_auth = c->rx_drop_auth;
 	st->rx_drop_version = c->rx_drop_version;
+	st->unexp_msgs = ep->msg.unexp_msgs;
+	st->reorder_pkts = ep->msg.reorder_pkts;
 }
 
 static uint32_t stats_paths_down(const struct srd_tp *tp,
@@ -253,18 +255,21 @@ static void stats_print(struct srd_ep *ep, FILE *f)
 	/* the message layer: what waits where (a stalled receiver shows
 	 * whether its messages are posted, unexpected or held for order) */
 	fprintf(f, "msg posted_msg %zu posted_tagged %zu unexp_msg %zu "
-		"unexp_tagged %zu reorder_bytes %zu\n",
+		"unexp_tagged %zu unexp_bytes %zu reorder_pkts %u "
+		"reorder_bytes %zu\n",
 		stats_dlist_len(&ep->msg.posted_msg),
 		stats_dlist_len(&ep->msg.posted_tagged),
 		stats_dlist_len(&ep->msg.unexp_msg),
-		stats_dlist_len(&ep->msg.unexp_tagged), (size_t)ep->msg.reorder_bytes);
+		stats_dlist_len(&ep->msg.unexp_tagged), ep->msg.unexp_bytes,
+		ep->msg.reorder_pkts, ep->msg.reorder_bytes);
 	srd_msg_for_each_peer(&ep->msg, i, mp) {
 		if (!mp->tp.rx_active && !mp->tx_msg_id)
 			continue;
-		fprintf(f, "msgpeer %s tx_msg_id %u rx_msg_id %u held %zu\n",
+		fprintf(f, "msgpeer %s tx_msg_id %u rx_msg_id %u held %u "
+			"unexp_msgs %u unexp_bytes %zu\n",
 			srd_wire_addr_str(&mp->tp.addr, buf, sizeof(buf)),
-			mp->tx_msg_id, mp->rx_msg_id,
-			stats_dlist_len(&mp->reorder));
+			mp->tx_msg_id, mp->rx_msg_id, mp->held_pkts,
+			mp->unexp_msgs, mp->unexp_bytes);
 	}
 	srd_msg_for_each_peer(&ep->msg, i, mp) {
 		struct srd_tp_peer *peer = &mp->tp;

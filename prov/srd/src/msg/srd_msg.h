@@ -47,16 +47,24 @@
  * entry, the bookkeeping): a flood of rendezvous requests, which carry
  * no data, is bounded too. */
 #define SRD_UNEXP_ENTRY_COST	256
+/* And each packet's payload stored for it (srd_unexp.c), besides its
+ * bytes: the segment header and the allocator's. */
+#define SRD_UNEXP_SEG_COST	32
 /* Operand bytes per atomic: twice that (compare) plus headers fits in
  * any IPv6 path (1280 bytes), so an atomic is always one packet. */
 #define SRD_ATOMIC_MAX_BYTES	512
 
 /* The message layer's tunables (FI_SRD_EAGER_MAX, FI_SRD_RDV_WINDOW,
- * FI_SRD_UNEXP_MAX_BYTES): the endpoint object fills them at open. */
+ * FI_SRD_UNEXP_MAX_BYTES, FI_SRD_UNEXP_MAX_MSGS, FI_SRD_UNEXP_PEER_SHARE,
+ * FI_SRD_REORDER_MAX): the endpoint object fills them at open. */
 struct srd_msg_cfg {
 	size_t eager_max;		/* largest message sent without rendezvous */
 	size_t rdv_window;		/* bytes one CTS grants */
 	size_t unexp_max_bytes;		/* unexpected store per endpoint */
+	uint32_t unexp_max_msgs;	/* unexpected messages per endpoint */
+	uint32_t unexp_peer_share;	/* percent of both one peer may hold */
+	uint32_t reorder_max;		/* messages past the next one a peer
+					 * may have packets held of (6.5) */
 };
 
 enum srd_cntr_kind {
@@ -74,10 +82,18 @@ struct srd_peer {
 	struct srd_tp_peer tp;
 	uint32_t tx_msg_id;		/* next message number to send */
 	uint32_t rx_msg_id;		/* next message number to start */
-	struct srd_dlist reorder;	/* held packets of later messages */
-	struct srd_dlist txes;		/* live sends to this peer */
+	/* Held packets of later messages (SAS, spec 6.5): a ring of
+	 * cfg.reorder_max + 1 slots by msg_id, each a list of one
+	 * message's packets; NULL while none is held (srd_peer.c). */
+	struct srd_reorder_pkt **held;
+	uint32_t held_pkts;
 	size_t reorder_bytes;
+	/* its part of the unexpected store (srd_unexp.c) */
+	size_t unexp_bytes;
+	uint32_t unexp_msgs;
+	struct srd_dlist txes;		/* live sends to this peer */
 	bool reorder_stalled;		/* a held packet waits for resources */
+	struct srd_dlist stall_entry;	/* ep->reorder_stalled while so */
 	bool watch_mark;		/* srd_peer_watch.c: a receive waits on it */
 	fi_addr_t fi_addr;		/* cached AV index, see av_gen */
 	uint64_t av_gen;
@@ -134,9 +150,14 @@ struct srd_msg_ep {
 	struct srd_pool tgt_pool;	/* RMA writes arriving (srd_rma_tgt) */
 	struct srd_hmap rma_tgts;	/* (peer, tx_id) -> srd_rma_tgt */
 	size_t unexp_bytes;		/* unexpected store, entries charged */
+	uint32_t unexp_msgs;		/* unexpected messages (entries) */
 	size_t reorder_bytes;		/* packets held for order, all peers */
+	uint32_t reorder_pkts;
 	size_t unexp_peak;		/* most unexp + reorder bytes seen */
-	uint32_t reorder_stalled;	/* peers with reorder_stalled set */
+	/* one peer's bounds: cfg.unexp_peer_share of the endpoint's */
+	size_t unexp_peer_bytes;
+	uint32_t unexp_peer_msgs;
+	struct srd_dlist reorder_stalled;	/* peers with reorder_stalled set */
 	uint64_t rx_drop_malformed;
 	uint64_t watch_next;		/* next look at waiting peers, or MAX */
 	uint64_t pings_sent;
@@ -177,6 +198,8 @@ void srd_msg_cntr_inc(struct srd_msg_ep *ep, enum srd_cntr_kind kind,
 		      int err);
 void srd_peer_init(void *ctx, struct srd_tp_peer *tp_peer);
 void srd_peer_rx_reset(struct srd_msg_ep *ep, struct srd_peer *peer);
+int srd_peer_hold(struct srd_msg_ep *ep, struct srd_peer *peer,
+		  uint32_t msg_id, const uint8_t *pkt, size_t len);
 void srd_peer_drain_reorder(struct srd_msg_ep *ep, struct srd_peer *peer);
 void srd_peer_free_held(struct srd_msg_ep *ep);
 void srd_peer_retry_reorder(struct srd_msg_ep *ep);
@@ -295,8 +318,11 @@ struct srd_rxe {
 	struct fi_context *claim_ctx;	/* whose internal[0] names us */
 	bool discard;			/* FI_DISCARD: drop the data, no completion */
 	bool cts_queued;		/* on ep->cts_pending */
-	uint8_t *unexp_buf;		/* data of an unexpected message */
+	/* unexpected: the payloads stored as they arrived, and what they
+	 * and the entry cost the store (srd_unexp.c) */
+	struct srd_unexp_seg *segs;
 	size_t unexp_charge;		/* its share of ep->unexp_bytes */
+	bool in_store;			/* counted in ep->unexp_msgs */
 	/* multi-receive: a child consumes part of its parent's buffer */
 	struct srd_rxe *parent;
 	uint64_t mr_offset;		/* parent: bytes handed out */
@@ -306,8 +332,17 @@ struct srd_rxe {
 
 /* A held packet of a message that may not start yet (SAS order). */
 struct srd_reorder_pkt {
-	struct srd_dlist entry;
+	struct srd_reorder_pkt *next;	/* the same message's, in its slot */
 	uint32_t msg_id;
+	size_t len;
+	uint8_t data[];
+};
+
+/* One packet's payload of an unexpected message, stored as it arrived:
+ * the store holds what peers sent, never what they claim to send. */
+struct srd_unexp_seg {
+	struct srd_unexp_seg *next;
+	uint64_t offset;
 	size_t len;
 	uint8_t data[];
 };
@@ -355,6 +390,21 @@ int srd_rxe_cancel(struct srd_msg_ep *ep, void *context);
 void srd_rxe_retire(struct srd_msg_ep *ep, struct srd_rxe *parent);
 struct srd_rxe *srd_rxe_multi_take(struct srd_msg_ep *ep, struct srd_rxe *parent,
 				   uint64_t len);
+
+/* srd_unexp.c: the unexpected store (spec 6.8): what may enter it, for
+ * the endpoint and for each peer, and the payloads it holds */
+struct srd_rxe *srd_unexp_start(struct srd_msg_ep *ep, struct srd_peer *peer,
+				const struct srd_rtm_hdr *rtm,
+				const uint8_t *data, size_t len, bool force);
+int srd_unexp_store(struct srd_msg_ep *ep, struct srd_rxe *rxe,
+		    uint64_t offset, const uint8_t *data, size_t len,
+		    bool force);
+bool srd_unexp_may_hold(const struct srd_msg_ep *ep,
+			const struct srd_peer *peer, size_t len);
+void srd_unexp_take(struct srd_msg_ep *ep, struct srd_rxe *rxe);
+void srd_unexp_drop(struct srd_msg_ep *ep, struct srd_rxe *rxe);
+void srd_unexp_free_segs(struct srd_rxe *rxe);
+void srd_unexp_init_bounds(struct srd_msg_ep *ep);
 
 /* srd_iov.c */
 size_t srd_iov_copy_to(const struct iovec *iov, size_t count,

@@ -10,11 +10,8 @@
 #include "config.h"
 #include "srd_msg.h"
 
-#include <stdlib.h>
-
 #define SRD_POOL_CHUNK		256
 #define SRD_BOUNCE_CHUNK	32	/* inject-sized buffers per chunk */
-#define SRD_UNEXP_ENTRIES	65536	/* unexpected messages on top of rx_size */
 
 static uint32_t round_chunk(size_t n)
 {
@@ -25,7 +22,9 @@ static uint32_t round_chunk(size_t n)
 static int msg_ep_init_pools(struct srd_msg_ep *ep)
 {
 	uint32_t tx = round_chunk(ep->tx_size + ep->rx_size);
-	uint32_t rx = round_chunk(ep->rx_size + SRD_UNEXP_ENTRIES);
+	/* Unexpected messages take at most unexp_max_msgs entries
+	 * (srd_unexp.c), so that rx_size are always left for receives. */
+	uint32_t rx = round_chunk(ep->rx_size + ep->cfg.unexp_max_msgs);
 	uint32_t pkes = round_chunk(4 * ep->tx_size + 1024);
 	int ret;
 
@@ -51,15 +50,17 @@ static int msg_ep_init_pools(struct srd_msg_ep *ep)
 	return ret;
 }
 
-/* tx_size, rx_size and inject_size are set: they size the pools. */
+/* tx_size, rx_size, inject_size and cfg are set: they size the pools. */
 int srd_msg_ep_init(struct srd_msg_ep *ep)
 {
+	srd_unexp_init_bounds(ep);
 	srd_dlist_init(&ep->tx_pending);
 	srd_dlist_init(&ep->cts_pending);
 	srd_dlist_init(&ep->posted_msg);
 	srd_dlist_init(&ep->posted_tagged);
 	srd_dlist_init(&ep->unexp_msg);
 	srd_dlist_init(&ep->unexp_tagged);
+	srd_dlist_init(&ep->reorder_stalled);
 	ep->watch_next = UINT64_MAX;
 	return msg_ep_init_pools(ep);
 }
@@ -109,7 +110,7 @@ void srd_msg_ep_fini(struct srd_msg_ep *ep)
 			struct srd_rxe *rxe = srd_pool_at(&ep->rxe_pool, i);
 
 			if (rxe)
-				free(rxe->unexp_buf);
+				srd_unexp_free_segs(rxe);
 		}
 		for (uint32_t i = 0; i < ep->txe_pool.count; i++) {
 			struct srd_txe *txe = srd_pool_at(&ep->txe_pool, i);
@@ -138,7 +139,7 @@ int srd_msg_ep_progress(struct srd_msg_ep *ep)
 	work = srd_tp_progress(&ep->tp);
 	srd_pke_cts_push_pending(ep);
 	srd_txe_push_pending(ep);
-	if (ep->reorder_stalled)
+	if (!srd_dlist_empty(&ep->reorder_stalled))
 		srd_peer_retry_reorder(ep);
 	srd_peer_watch_progress(ep);
 	srd_tp_tx_release(&ep->tp);

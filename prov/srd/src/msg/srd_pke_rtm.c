@@ -2,16 +2,17 @@
 /*
  * srd_pke_rtm.c: request-to-message packets: EAGER, MEDIUM and RTS
  * (spec section 6.1-6.2).  Sending: header and payload of one packet.
- * Receiving: start messages in per-peer message-id order (FI_ORDER_SAS),
- * hold packets of later messages until their turn, route further
- * segments to the message's entry.  It must not match by itself
- * (srd_match.c) or write completions (srd_rxe.c).
+ * Receiving: check what each packet claims before anything is charged,
+ * start messages in per-peer message-id order (FI_ORDER_SAS), hand
+ * packets of later messages to the peer's reorder store (srd_peer.c),
+ * route further segments to the message's entry.  It must not match by
+ * itself (srd_match.c), decide what the unexpected store takes
+ * (srd_unexp.c) or write completions (srd_rxe.c).
  */
 #include "config.h"
 #include "srd_msg.h"
 
 #include <errno.h>
-#include <stdlib.h>
 
 size_t srd_pke_rtm_hdr_len(void)
 {
@@ -71,38 +72,6 @@ void srd_pke_rtm_init(struct srd_msg_ep *ep, struct srd_txe *txe,
 	txe->next_off += len;
 }
 
-static struct srd_rxe *rtm_new_unexp(struct srd_msg_ep *ep,
-				     const struct srd_rtm_hdr *rtm,
-				     bool rdv, bool force)
-{
-	uint64_t data = rdv ? 0 : rtm->total_len;
-	uint64_t need = data + SRD_UNEXP_ENTRY_COST;
-	struct srd_rxe *rxe;
-
-	/* Only packets not yet accepted may be refused; held ones were. */
-	if (!force && ep->unexp_bytes + ep->reorder_bytes + need >
-		      ep->cfg.unexp_max_bytes)
-		return NULL;
-	rxe = srd_rxe_alloc(ep);
-	if (!rxe)
-		return NULL;
-	if (data) {
-		rxe->unexp_buf = malloc(data);
-		if (!rxe->unexp_buf) {
-			srd_pool_put(&ep->rxe_pool, rxe);
-			return NULL;
-		}
-	}
-	rxe->unexp_charge = need;
-	ep->unexp_bytes += need;
-	srd_unexp_note_peak(ep);
-	rxe->ep = ep;
-	rxe->state = SRD_RXE_UNEXP;
-	srd_dlist_insert_tail(rtm->flags & SRD_MSG_F_TAGGED ?
-			      &ep->unexp_tagged : &ep->unexp_msg, &rxe->entry);
-	return rxe;
-}
-
 static void rtm_set_msg(struct srd_rxe *rxe, struct srd_peer *peer,
 			const struct srd_rtm_hdr *rtm, bool rdv)
 {
@@ -116,16 +85,35 @@ static void rtm_set_msg(struct srd_rxe *rxe, struct srd_peer *peer,
 	rxe->rdv = rdv;
 }
 
-/* Payload of an EAGER/MEDIUM packet for a message already started. */
-static void rtm_segment(struct srd_msg_ep *ep, struct srd_rxe *rxe,
-			const struct srd_rtm_hdr *rtm, const uint8_t *data,
-			size_t len)
+/* Data placed (or stored): complete, or wait for the rest. */
+static void rtm_progress(struct srd_msg_ep *ep, struct srd_rxe *rxe)
 {
-	srd_rxe_place(ep, rxe, rtm->offset, data, len);
 	if (rxe->bytes_recv == rxe->total_len)
 		srd_rxe_complete(ep, rxe);
 	else if (!rxe->in_inprog)
 		srd_inprog_add(ep, rxe);
+}
+
+/* Payload of an EAGER/MEDIUM packet for a message already started.  No
+ * more than is still missing: a peer that overlaps segments cannot grow
+ * what a message holds past its length. */
+static int rtm_segment(struct srd_msg_ep *ep, struct srd_rxe *rxe,
+		       const struct srd_rtm_hdr *rtm, const uint8_t *data,
+		       size_t len, bool force)
+{
+	int ret;
+
+	if (len > rxe->total_len - rxe->bytes_recv)
+		return -EINVAL;
+	if (rxe->state == SRD_RXE_UNEXP) {
+		ret = srd_unexp_store(ep, rxe, rtm->offset, data, len, force);
+		if (ret)
+			return ret;
+	} else {
+		srd_rxe_place(ep, rxe, rtm->offset, data, len);
+	}
+	rtm_progress(ep, rxe);
+	return 0;
 }
 
 static int rtm_start(struct srd_msg_ep *ep, struct srd_peer *peer, uint8_t type,
@@ -135,14 +123,16 @@ static int rtm_start(struct srd_msg_ep *ep, struct srd_peer *peer, uint8_t type,
 	bool rdv = type == SRD_PKT_RTS;
 	struct srd_rxe *rxe = srd_match_posted(ep, rtm, peer);
 
-	if (rxe)
+	if (rxe) {
 		rxe->state = SRD_RXE_MATCHED;
-	else if (!(rxe = rtm_new_unexp(ep, rtm, rdv, force)))
+		srd_rxe_place(ep, rxe, rtm->offset, data, len);
+	} else if (!(rxe = srd_unexp_start(ep, peer, rtm, data, len, force))) {
 		return -EAGAIN;
+	}
 	rtm_set_msg(rxe, peer, rtm, rdv);
 	peer->rx_msg_id++;
 	if (!rdv) {
-		rtm_segment(ep, rxe, rtm, data, len);
+		rtm_progress(ep, rxe);
 		return 0;
 	}
 	srd_inprog_add(ep, rxe);	/* found again if the session resets */
@@ -151,6 +141,10 @@ static int rtm_start(struct srd_msg_ep *ep, struct srd_peer *peer, uint8_t type,
 	return 0;
 }
 
+/* Spec 6.1-6.2: what each type may claim, checked before anything is
+ * matched or charged.  An EAGER is its whole message; MEDIUM packets
+ * belong to a message of at most SRD_MEDIUM_MAX bytes and carry part of
+ * it; an RTS carries none (its data comes only as credit is granted). */
 static int rtm_check(const uint8_t *pkt, size_t len, uint8_t type)
 {
 	const struct srd_rtm_hdr *rtm =
@@ -163,31 +157,14 @@ static int rtm_check(const uint8_t *pkt, size_t len, uint8_t type)
 	if (rtm->total_len > SRD_MAX_MSG_SIZE || rtm->offset > rtm->total_len ||
 	    plen > rtm->total_len - rtm->offset)
 		return -EINVAL;
-	if (type == SRD_PKT_RTS ? plen != 0 || rtm->offset :
-	    (type == SRD_PKT_EAGER && plen != rtm->total_len))
-		return -EINVAL;
-	return 0;
-}
-
-static int rtm_hold(struct srd_msg_ep *ep, struct srd_peer *peer,
-		    uint32_t msg_id, const uint8_t *pkt, size_t len)
-{
-	struct srd_reorder_pkt *held;
-
-	if (ep->unexp_bytes + ep->reorder_bytes + len >
-	    ep->cfg.unexp_max_bytes)
-		return -EAGAIN;
-	held = malloc(sizeof(*held) + len);
-	if (!held)
-		return -EAGAIN;
-	held->msg_id = msg_id;
-	held->len = len;
-	memcpy(held->data, pkt, len);
-	srd_dlist_insert_tail(&peer->reorder, &held->entry);
-	peer->reorder_bytes += len;
-	ep->reorder_bytes += len;
-	srd_unexp_note_peak(ep);
-	return 0;
+	switch (type) {
+	case SRD_PKT_EAGER:
+		return plen == rtm->total_len ? 0 : -EINVAL;
+	case SRD_PKT_MEDIUM:
+		return plen && rtm->total_len <= SRD_MEDIUM_MAX ? 0 : -EINVAL;
+	default:
+		return plen || rtm->offset ? -EINVAL : 0;
+	}
 }
 
 static int rtm_handle(struct srd_msg_ep *ep, struct srd_peer *peer,
@@ -202,13 +179,18 @@ static int rtm_handle(struct srd_msg_ep *ep, struct srd_peer *peer,
 	if (rxe) {
 		if (rxe->rdv || rtm->total_len != rxe->total_len)
 			return -EINVAL;
-		rtm_segment(ep, rxe, rtm, data, plen);
-		return 0;
+		return rtm_segment(ep, rxe, rtm, data, plen, force);
 	}
-	if (rtm->msg_id == peer->rx_msg_id)
+	if (rtm->msg_id == peer->rx_msg_id) {
+		/* held packets of this message go first (they were
+		 * accepted); while they cannot, neither can this one */
+		if (!force && peer->reorder_stalled)
+			return -EAGAIN;
 		return rtm_start(ep, peer, base->type, rtm, data, plen, force);
+	}
 	if (srd_seq_lt(peer->rx_msg_id, rtm->msg_id))
-		return rtm_hold(ep, peer, rtm->msg_id, pkt, len);
+		return force ? -EAGAIN : srd_peer_hold(ep, peer, rtm->msg_id,
+						       pkt, len);
 	return -EINVAL;	/* a message that already ended */
 }
 
@@ -220,8 +202,11 @@ int srd_pke_rtm_recv(struct srd_msg_ep *ep, struct srd_peer *peer,
 
 	if (ret)
 		return ret;
+	if (peer->reorder_stalled)
+		srd_peer_drain_reorder(ep, peer);
 	ret = rtm_handle(ep, peer, pkt, len, false);
-	if (!ret && !srd_dlist_empty(&peer->reorder))
+	/* constant time: only the slots of the next message are looked at */
+	if (!ret && peer->held_pkts)
 		srd_peer_drain_reorder(ep, peer);
 	return ret;
 }

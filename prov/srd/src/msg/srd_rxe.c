@@ -2,13 +2,12 @@
 /*
  * srd_rxe.c: receive operations: posting (plain, multi-receive, peek,
  * claim, discard), taking over unexpected messages, placing data,
- * completion and cancel.  It owns rxes and the unexpected store; it must
- * not parse packets (srd_pke_*.c do) or touch send state.
+ * completion and cancel.  It owns rxes (the unexpected store's bounds
+ * and payloads are srd_unexp.c's); it must not parse packets
+ * (srd_pke_*.c do) or touch send state.
  */
 #include "config.h"
 #include "srd_msg.h"
-
-#include <stdlib.h>
 
 static uint64_t rxe_op_flags(const struct srd_rxe *rxe)
 {
@@ -45,9 +44,7 @@ void srd_rxe_release(struct srd_msg_ep *ep, struct srd_rxe *rxe)
 	srd_dlist_remove(&rxe->entry);
 	if (rxe->in_inprog)
 		srd_inprog_del(ep, rxe);
-	ep->unexp_bytes -= rxe->unexp_charge;
-	rxe->unexp_charge = 0;
-	free(rxe->unexp_buf);
+	srd_unexp_drop(ep, rxe);
 	rxe->state = SRD_RXE_DONE;
 	srd_pool_put(&ep->rxe_pool, rxe);
 }
@@ -106,8 +103,6 @@ void srd_rxe_complete(struct srd_msg_ep *ep, struct srd_rxe *rxe)
 		srd_rxe_release(ep, rxe);
 		return;
 	}
-	if (rxe->unexp_buf)
-		srd_iov_copy_to(rxe->iov, rxe->iov_count, 0, rxe->unexp_buf, len);
 	src = srd_peer_fi_addr(ep, rxe->peer);
 	flags |= rxe_child_done(ep, rxe);
 	if (rxe->total_len > rxe->buf_len) {
@@ -125,13 +120,13 @@ void srd_rxe_complete(struct srd_msg_ep *ep, struct srd_rxe *rxe)
 	srd_rxe_release(ep, rxe);
 }
 
+/* Into a receive's buffer (an unexpected message's payloads go to the
+ * store: srd_unexp_store). */
 void srd_rxe_place(struct srd_msg_ep *ep, struct srd_rxe *rxe, uint64_t offset,
 		   const uint8_t *data, size_t len)
 {
 	(void)ep;
-	if (rxe->unexp_buf)
-		memcpy(rxe->unexp_buf + offset, data, len);
-	else if (!rxe->discard)
+	if (!rxe->discard)
 		srd_iov_copy_to(rxe->iov, rxe->iov_count, offset, data, len);
 	rxe->bytes_recv += len;
 }
@@ -150,6 +145,7 @@ static void rxe_set_user(struct srd_rxe *rxe, const struct fi_msg_tagged *msg,
 /* A receive found its message in the unexpected store. */
 static void rxe_take_unexp(struct srd_msg_ep *ep, struct srd_rxe *unexp)
 {
+	srd_unexp_take(ep, unexp);	/* what arrived, into its buffer */
 	srd_dlist_remove(&unexp->entry);
 	unexp->claimed = false;
 	if (unexp->state == SRD_RXE_UNEXP_DONE) {

@@ -136,6 +136,11 @@ struct srd_rtm_hdr {
 };
 static_assert(sizeof(struct srd_rtm_hdr) == 48, "spec 6.1");
 
+/* Spec 6.2: the largest message MEDIUM packets may carry (their
+ * total_len); a larger claim is malformed, and FI_SRD_EAGER_MAX is
+ * capped to it. */
+#define SRD_MEDIUM_MAX		(1024 * 1024)
+
 /* Spec section 6.3: clear to send: the receiver grants bytes up to
  * credit_end of the message. */
 struct srd_cts_hdr {
