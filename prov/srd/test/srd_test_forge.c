@@ -326,11 +326,15 @@ Test(forge, forged_and_stale_packets_are_dropped_and_counted,
 	/* junk in the old incarnation's name right up to the restart
 	 * (version 1 took it for the old one still talking, and refused
 	 * the new one for as long as it came) */
+	s0 = bstats(&b->b);
 	for (int i = 0; i < 20; i++) {
 		eager(&pkt, t.port, old_conn, t.b_conn, t.psn + 5 + i, i, 1,
 		      data1);
 		tool_send(&t, &pkt, sizeof(pkt));
 	}
+	settle(a, b, &tool, 10);
+	s1 = bstats(&b->b);
+	cr_assert_eq(s1.rx_drop_token - s0.rx_drop_token, 20);
 	tool_incarnation(&t, a, b, &tool, 0x33333333, 0x44444444, 5000,
 			 data2, 0xC0, &msg2, "the restarted tool's message");
 	s0 = bstats(&b->b);

@@ -208,7 +208,7 @@ static void attr_domain_fill_since_1_17(uint32_t version,
 {
 #if HAVE_STRUCT_FI_DOMAIN_ATTR_MAX_EP_AUTH_KEY
 	if (srd_api_ge(version, 1, 20))
-		out->max_ep_auth_key = 0;	/* no authorization keys */
+		out->max_ep_auth_key = 1;	/* one job key (SECURITY) */
 #endif
 #if HAVE_STRUCT_FI_DOMAIN_ATTR_MAX_GROUP_ID
 	if (srd_api_ge(version, 2, 0))
@@ -230,7 +230,7 @@ static int attr_domain_since_1_17(uint32_t version,
 				  const struct fi_domain_attr *want)
 {
 #if HAVE_STRUCT_FI_DOMAIN_ATTR_MAX_EP_AUTH_KEY
-	if (srd_api_ge(version, 1, 20) && want->max_ep_auth_key)
+	if (srd_api_ge(version, 1, 20) && want->max_ep_auth_key > 1)
 		return -FI_ENODATA;
 #endif
 #if HAVE_STRUCT_FI_DOMAIN_ATTR_MAX_GROUP_ID

@@ -16,11 +16,18 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include <sodium.h>
+
 static int auth_key_copy(const void *src, size_t len, uint8_t **key,
 			 size_t *key_len)
 {
-	if (len > SRD_AUTH_KEY_MAX)
+	if (!src || len > SRD_AUTH_KEY_MAX) {
+		SRD_WARN(FI_LOG_EP_CTRL,
+			 "auth_key: %s (a key is 1 to %d bytes)\n",
+			 src ? "too long" : "NULL with a non-zero size",
+			 SRD_AUTH_KEY_MAX);
 		return -FI_EINVAL;
+	}
 	*key = malloc(len);
 	if (!*key)
 		return -FI_ENOMEM;
@@ -59,7 +66,7 @@ static int auth_key_file(const char *path, uint8_t **key, size_t *key_len)
 		return -FI_EINVAL;
 	}
 	ret = auth_key_copy(buf, (size_t)n, key, key_len);
-	memset(buf, 0, sizeof(buf));
+	sodium_memzero(buf, sizeof(buf));
 	return ret;
 }
 
@@ -68,17 +75,19 @@ int srd_auth_key_load(const struct fi_info *info, const struct fi_info *dom_info
 {
 	*key = NULL;
 	*key_len = 0;
+	/* the endpoint's own, else the domain's (fixed at fi_domain), else
+	 * the one in the info handed to fi_endpoint */
 	if (info && info->ep_attr && info->ep_attr->auth_key_size)
 		return auth_key_copy(info->ep_attr->auth_key,
 				     info->ep_attr->auth_key_size, key, key_len);
-	if (info && info->domain_attr && info->domain_attr->auth_key_size)
-		return auth_key_copy(info->domain_attr->auth_key,
-				     info->domain_attr->auth_key_size, key,
-				     key_len);
 	if (dom_info && dom_info->domain_attr &&
 	    dom_info->domain_attr->auth_key_size)
 		return auth_key_copy(dom_info->domain_attr->auth_key,
 				     dom_info->domain_attr->auth_key_size, key,
+				     key_len);
+	if (info && info->domain_attr && info->domain_attr->auth_key_size)
+		return auth_key_copy(info->domain_attr->auth_key,
+				     info->domain_attr->auth_key_size, key,
 				     key_len);
 	if (srd_params.auth_key_file && *srd_params.auth_key_file)
 		return auth_key_file(srd_params.auth_key_file, key, key_len);

@@ -13,6 +13,8 @@
 
 #include <stdlib.h>
 
+#include <sodium.h>
+
 int srd_ep_progress(struct srd_ep *ep)
 {
 	int work = srd_msg_ep_progress(&ep->msg);
@@ -221,7 +223,7 @@ static void ep_free(struct srd_ep *ep)
 	if (ep->wire)
 		ep->wire->ops->close(ep->wire);
 	if (ep->auth_key) {
-		memset(ep->auth_key, 0, ep->auth_key_len);
+		sodium_memzero(ep->auth_key, ep->auth_key_len);
 		free(ep->auth_key);
 	}
 	free(ep);

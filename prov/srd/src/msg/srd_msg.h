@@ -41,6 +41,8 @@
 #include "srd_msg_up.h"
 
 #define SRD_IOV_LIMIT		4
+/* a packet: its header, the user's pieces, the MAC trailer (spec 5.15) */
+static_assert(SRD_IOV_LIMIT + 2 <= SRD_WIRE_IOV_MAX, "packet iovs");
 #define SRD_MAX_MSG_SIZE	(1ULL << 40)
 #define SRD_RMA_IOV_LIMIT	1	/* remote segments per RMA/atomic */
 /* What an unexpected message costs the store besides its data (the

@@ -44,6 +44,8 @@ int srd_tp_init(struct srd_tp *tp, struct srd_wire *wire,
 		const struct srd_tp_cfg *cfg, const struct srd_tp_ops *ops,
 		void *ctx)
 {
+	int ret;
+
 	memset(tp, 0, sizeof(*tp));
 	if (cfg->peer_size < sizeof(struct srd_tp_peer) || !cfg->window_pkts ||
 	    cfg->window_pkts > SRD_TP_WINDOW_MAX)
@@ -59,14 +61,13 @@ int srd_tp_init(struct srd_tp *tp, struct srd_wire *wire,
 		tp->cfg.path_burst = 1;
 	srd_heap_init(&tp->timers);
 	srd_dlist_init(&tp->ack_list);
-	if (cfg->auth_key) {
-		int ret = srd_tp_auth_init(tp, cfg->auth_key, cfg->auth_key_len);
-
-		if (ret)
-			return ret;
-	}
 	tp->cfg.auth_key = NULL;	/* the caller's; derived in tp->auth */
-	return srd_hmap_init(&tp->peers, 64);
+	ret = srd_hmap_init(&tp->peers, 64);
+	if (!ret && cfg->auth_key)
+		ret = srd_tp_auth_init(tp, cfg->auth_key, cfg->auth_key_len);
+	if (ret)
+		srd_hmap_fini(&tp->peers);
+	return ret;
 }
 
 void srd_tp_flush_acks(struct srd_tp *tp)
@@ -314,9 +315,9 @@ static bool tp_rx_auth(struct srd_tp *tp, const struct srd_wire_rx *rx)
 	tp->cnt.rx_drop_auth++;
 	if (srd_tp_log_due(&tp->log_auth_n))
 		SRD_WARN(FI_LOG_EP_DATA,
-			 "dropped a packet from %s without a valid MAC: the sender does not hold this job's key (%u such packets)\n",
+			 "dropped a packet from %s without a valid %s MAC: the sender does not hold this job's key, or its CPU makes it use the other algorithm (AES-NI on one node, not on the other) (%u such packets)\n",
 			 srd_wire_addr_str(&rx->src, from, sizeof(from)),
-			 tp->log_auth_n);
+			 srd_tp_auth_alg(tp), tp->log_auth_n);
 	return false;
 }
 
@@ -329,19 +330,23 @@ static __attribute__((noinline)) void tp_rx_one(struct srd_tp *tp,
 	struct srd_tp_peer *peer;
 	size_t len = rx->len;
 
+	/* with a job key nothing else is read before the MAC (spec 5.15) */
+	if (tp->auth) {
+		if (len < sizeof(*base) + tp->trailer_len) {
+			tp->cnt.rx_drop_malformed++;
+			return;
+		}
+		if (!tp_rx_auth(tp, rx))
+			return;
+		len -= tp->trailer_len;
+	}
 	if (len >= 2 && base->version != SRD_PROTO_VERSION) {
 		tp_rx_version(tp, rx);
 		return;
 	}
-	if (len < sizeof(*base) + tp->trailer_len ||
-	    base->type >= SRD_PKT_TYPE_MAX) {
+	if (len < sizeof(*base) || base->type >= SRD_PKT_TYPE_MAX) {
 		tp->cnt.rx_drop_malformed++;
 		return;
-	}
-	if (tp->auth) {
-		if (!tp_rx_auth(tp, rx))
-			return;
-		len -= tp->trailer_len;
 	}
 	if (base->type == SRD_PKT_HS_REQ || base->type == SRD_PKT_HS_RESP ||
 	    base->type == SRD_PKT_HS_COOKIE) {
@@ -353,8 +358,8 @@ static __attribute__((noinline)) void tp_rx_one(struct srd_tp *tp,
 		tp->cnt.rx_drop_unknown++;
 		return;
 	}
-	if (base->type > SRD_PKT_HS_COOKIE &&
-	    base->type < SRD_PKT_RELIABLE_MIN) {
+	if (!base->type || (base->type > SRD_PKT_HS_COOKIE &&
+			    base->type < SRD_PKT_RELIABLE_MIN)) {
 		tp->cnt.rx_drop_malformed++;	/* reserved transport type */
 		return;
 	}

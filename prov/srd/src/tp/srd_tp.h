@@ -128,7 +128,7 @@ struct srd_tp_pkt {
 	uint8_t state;
 	uint8_t flags;
 	uint16_t retries;
-	uint16_t iovcnt;		/* iov[0] is hdr */
+	uint16_t iovcnt;		/* iov[0] is hdr; < SRD_WIRE_IOV_MAX */
 	uint32_t len;			/* bytes on the wire, MAC trailer aside */
 	/* iov[iovcnt] is the MAC trailer's, set at each send when the
 	 * endpoint has a job key (spec 5.15) */
@@ -168,6 +168,7 @@ struct srd_tp_peer {
 	uint64_t hs_cookie_mac;		/* the peer's cookie, echoed in HS_REQ */
 	uint32_t hs_cookie_time;
 	uint64_t hs_sample_ns;		/* last HS_REQ sent, if never resent */
+	bool hs_cookie_sent;		/* a cookie was answered this timeout */
 	uint64_t srtt_ns;		/* 0 until the first sample */
 	uint64_t rttvar_ns;
 	uint64_t rto_ns;		/* current, with backoff */
@@ -209,6 +210,7 @@ struct srd_tp_peer {
 	uint32_t rx_conn;
 	uint32_t rx_session;
 	uint64_t rx_token;		/* the sender's tx_token */
+	uint32_t rx_cookie_time;	/* the cookie that opened it */
 	/* Receive sessions that ended: a replayed handshake of one must not
 	 * reopen it (its packets would be delivered again). */
 	struct { uint32_t conn, session; } rx_retired[SRD_TP_RETIRED];
@@ -303,6 +305,7 @@ struct srd_tp {
 	uint16_t trailer_len;		/* bytes of MAC after each packet */
 	uint32_t log_version_n;		/* log throttles: 1st, 2nd, 4th, ... */
 	uint32_t log_auth_n;
+	uint32_t log_peers_n;
 	struct srd_hmap peers;
 	struct srd_tp_peer **peer_table;	/* by index */
 	uint32_t npeers;

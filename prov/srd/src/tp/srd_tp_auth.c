@@ -33,7 +33,8 @@ struct srd_tp_auth {
 
 int srd_tp_auth_init(struct srd_tp *tp, const void *key, size_t len)
 {
-	static const char ctx[] = "srd job key v2";
+	/* BLAKE2b's personalisation is 16 bytes: the string, zero-padded */
+	static const unsigned char personal[16] = "srd job key v2";
 	struct srd_tp_auth *auth;
 	uint8_t derived[32];
 
@@ -47,8 +48,8 @@ int srd_tp_auth_init(struct srd_tp *tp, const void *key, size_t len)
 		return -ENOMEM;
 	memset(auth, 0, sizeof(*auth));
 	/* one 32-byte key from a job key of any length */
-	crypto_generichash(derived, sizeof(derived), key, len,
-			   (const unsigned char *)ctx, sizeof(ctx) - 1);
+	crypto_generichash_blake2b_salt_personal(derived, sizeof(derived), key,
+						 len, NULL, 0, NULL, personal);
 	auth->aes = crypto_aead_aes256gcm_is_available();
 	if (auth->aes)
 		crypto_aead_aes256gcm_beforenm(&auth->gcm, derived);
@@ -63,6 +64,11 @@ int srd_tp_auth_init(struct srd_tp *tp, const void *key, size_t len)
 		 auth->aes ? "AES-256-GCM" : "ChaCha20-Poly1305",
 		 sizeof(struct srd_mac_trailer));
 	return 0;
+}
+
+const char *srd_tp_auth_alg(const struct srd_tp *tp)
+{
+	return tp->auth->aes ? "AES-256-GCM" : "ChaCha20-Poly1305";
 }
 
 void srd_tp_auth_fini(struct srd_tp *tp)

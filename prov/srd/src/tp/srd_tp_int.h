@@ -102,6 +102,7 @@ void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 /* srd_tp_auth.c: the MAC trailer (spec 5.15) */
 int srd_tp_auth_init(struct srd_tp *tp, const void *key, size_t len);
 void srd_tp_auth_fini(struct srd_tp *tp);
+const char *srd_tp_auth_alg(const struct srd_tp *tp);
 /* Writes the trailer of the datagram iov[0..iovcnt) into mac. */
 void srd_tp_auth_seal(struct srd_tp *tp, const struct iovec *iov, int iovcnt,
 		      struct srd_mac_trailer *mac);

@@ -235,6 +235,7 @@ void srd_tp_hs_start(struct srd_tp *tp, struct srd_tp_peer *peer)
 		peer->hs_sample_ns = 0;	/* an answer is of which copy? */
 	}
 	peer->hs_deadline = now + peer->hs_rto;
+	peer->hs_cookie_sent = false;
 	tp_hs_post(tp, peer, SRD_PKT_HS_REQ);
 	srd_tp_peer_rearm(tp, peer);
 }
@@ -401,21 +402,28 @@ static void tp_hs_handle_req(struct srd_tp *tp, const union srd_wire_addr *addr,
 		tp_hs_cookie(tp, addr, base, hs, len);
 		return;
 	}
-	if (peer && tp_hs_retired(peer, base->src_conn, hs->session)) {
-		tp->cnt.rx_drop_conn++;	/* a replay of a session that ended */
+	/* A replay of a session that ended: one of the last few, or any
+	 * whose cookie is older than the current session's (a cookie lives
+	 * 10 s, in which an address may open more than SRD_TP_RETIRED). */
+	if (peer && (tp_hs_retired(peer, base->src_conn, hs->session) ||
+		     (peer->rx_active &&
+		      (int32_t)(hs->cookie_time - peer->rx_cookie_time) < 0))) {
+		tp->cnt.rx_drop_conn++;
 		return;
 	}
 	if (!peer)
 		peer = tp_peer_alloc(tp, addr);
 	if (!peer) {
 		tp->cnt.rx_drop_unknown++;
-		SRD_WARN(FI_LOG_EP_DATA,
-			 "refused a session from %s: %u peers already (FI_SRD_MAX_PEERS) or no memory\n",
-			 srd_wire_addr_str(addr, name, sizeof(name)),
-			 tp->npeers);
+		if (srd_tp_log_due(&tp->log_peers_n))
+			SRD_WARN(FI_LOG_EP_DATA,
+				 "refused a session from %s: %u peers already (FI_SRD_MAX_PEERS) or no memory (%u refused)\n",
+				 srd_wire_addr_str(addr, name, sizeof(name)),
+				 tp->npeers, tp->log_peers_n);
 		return;
 	}
 	tp_rx_session_open(tp, peer, base, hs);
+	peer->rx_cookie_time = hs->cookie_time;
 	tp_hs_post(tp, peer, SRD_PKT_HS_RESP);
 }
 
@@ -431,12 +439,20 @@ static void tp_hs_handle_cookie(struct srd_tp *tp, struct srd_tp_peer *peer,
 		tp->cnt.rx_drop_conn++;
 		return;
 	}
+	/* one answer per timeout: a cookie that keeps failing (the
+	 * receiver restarted meanwhile, say) must not ping-pong at RTT */
+	if (peer->hs_cookie_sent)
+		return;
+	peer->hs_cookie_sent = true;
 	peer->hs_cookie_time = hs->cookie_time;
 	peer->hs_cookie_mac = hs->cookie_mac;
-	/* the round trip counted for RTT is the verified one */
+	/* the round trip counted for RTT is the verified one, and the
+	 * timer runs from it */
 	if (peer->hs_sample_ns)
 		peer->hs_sample_ns = srd_tp_now(tp);
+	peer->hs_deadline = srd_tp_now(tp) + peer->hs_rto;
 	tp_hs_post(tp, peer, SRD_PKT_HS_REQ);
+	srd_tp_peer_rearm(tp, peer);
 }
 
 /* The handshake's round trip, when it was not resent, is the first RTT
