@@ -144,6 +144,7 @@ memcheck() {
 	export FI_PROVIDER_PATH=$top/build/.libs SRD_TEST_TIME_SCALE=5
 	for t in util/test/srd_test_util prov/srd/test/srd_test_tp \
 		 prov/srd/test/srd_test_ep prov/srd/test/srd_test_rma \
+		 prov/srd/test/srd_test_rma_resp \
 		 prov/srd/test/srd_test_forge prov/srd/test/srd_test_wire; do
 		echo "valgrind $t"
 		valgrind -q --fair-sched=yes --trace-children=yes --error-exitcode=9 \

@@ -4,8 +4,9 @@
 # RDMA device exists: the provider built with the emulated device
 # (libsrdemu-fi.so: UD QPs carried over 127.0.0.1, see
 # prov/srd/test/srd_verbs_emu.c) with FI_SRD_WIRE=verbs runs
-#   - the RMA and atomic unit tests (srd_test_rma), on a RoCE v2 port of
-#     4 KiB MTU and an InfiniBand port of 1 KiB MTU (smaller atomics;
+#   - the RMA and atomic unit tests (srd_test_rma, and srd_test_rma_resp:
+#     answers copy read data in buffers of the MTU), on a RoCE v2 port
+#     of 4 KiB MTU and an InfiniBand port of 1 KiB MTU (smaller atomics;
 #     with SFT_QUICK set, this one only),
 #   - the sft suite (quick), endpoints in two processes.
 # SKIP (77) when the build has no verbs wire.  It checks the verbs wire's
@@ -25,10 +26,12 @@ links=("roce 4096" "ib 1024")
 [ -n "${SFT_QUICK:-}" ] && links=("ib 1024")
 for link in "${links[@]}"; do
 	set -- $link
-	echo "== srd_test_rma over the verbs wire ($1, MTU $2)"
-	SRD_EMU_LINK=$1 SRD_EMU_MTU=$2 "$build/prov/srd/test/srd_test_rma" \
-		-j1 2>&1 | tail -3 || rc=1
-	[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+	for t in srd_test_rma srd_test_rma_resp; do
+		echo "== $t over the verbs wire ($1, MTU $2)"
+		SRD_EMU_LINK=$1 SRD_EMU_MTU=$2 "$build/prov/srd/test/$t" \
+			-j1 2>&1 | tail -3 || rc=1
+		[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+	done
 done
 echo "== sft suite over the verbs wire (roce, MTU 4096)"
 "$(dirname "$0")/sft_suite.sh" -p srd --quick || rc=1

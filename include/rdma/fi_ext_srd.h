@@ -94,6 +94,10 @@ struct fi_srd_ep_stats {
 	 * past the next one). */
 	uint64_t unexp_msgs;
 	uint64_t reorder_pkts;
+	/* Answers to peers' RMA and atomics in progress, and the most
+	 * seen: never above FI_SRD_RMA_RESP_MAX. */
+	uint64_t rma_resps;
+	uint64_t rma_resps_peak;
 };
 
 /* The send side of one peer: congestion control and RTT. */

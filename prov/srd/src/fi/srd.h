@@ -105,6 +105,7 @@ struct srd_domain {
 	int refs;
 	struct srd_dlist eps;		/* enabled endpoints */
 	struct srd_hmap mr_map;		/* MR key -> srd_mr */
+	uint64_t mr_last_id;		/* the last srd_mr.reg_id handed out */
 	struct srd_progress *progress;
 	uint32_t api_version;
 	/* operand bytes one atomic carries: it is always one packet, so a
@@ -270,6 +271,9 @@ struct srd_mr {
 	size_t iov_count;
 	struct srd_cntr *cntr_read;	/* fi_mr_bind(FI_REMOTE_READ) */
 	struct srd_cntr *cntr_write;	/* fi_mr_bind(FI_REMOTE_WRITE) */
+	/* This registration, never reused in its domain (a key may be,
+	 * once the region is closed): what a READ answer names it by. */
+	uint64_t reg_id;
 };
 int srd_mr_reg(struct fid *fid, const void *buf, size_t len, uint64_t access,
 	       uint64_t offset, uint64_t requested_key, uint64_t flags,

@@ -478,6 +478,7 @@ static void ep_init_attrs(struct srd_ep *ep, const struct fi_info *info)
 	ep->msg.cfg.unexp_max_msgs = (uint32_t)srd_params.unexp_max_msgs;
 	ep->msg.cfg.unexp_peer_share = (uint32_t)srd_params.unexp_peer_share;
 	ep->msg.cfg.reorder_max = (uint32_t)srd_params.reorder_max;
+	ep->msg.cfg.rma_resp_max = (uint32_t)srd_params.rma_resp_max;
 	ep->msg.dom = ep->dom;
 	ep->msg.atomic_max_bytes = ep->dom->atomic_max_bytes;
 	srd_dlist_init(&ep->dom_entry);

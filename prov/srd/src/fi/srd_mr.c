@@ -3,8 +3,14 @@
  * srd_mr.c: memory registration.  Keys are provider keys drawn from the
  * kernel's entropy, so no key can be guessed from another; the domain
  * maps key -> region for the RMA target's checks (srd_pke_rma.c), and a
- * region may count the remote accesses it serves in bound counters.  Registration pins
- * nothing: sockets read and write user memory directly.
+ * region may count the remote accesses it serves in bound counters.
+ * Registration pins nothing: sockets read and write user memory directly.
+ *
+ * fi_close frees a region at once and waits for nothing (its peers may be
+ * dead): the RMA target keeps no pointer to a region, or into it, past
+ * the domain lock.  A READ answer, which reads the region over many
+ * progress steps, names it by key and registration id and looks it up
+ * again, under the lock, for each segment it copies (srd_mr_source).
  * It must not touch endpoints.
  */
 #include "config.h"
@@ -137,6 +143,7 @@ static int mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
 		return ret;
 	}
 	srd_hmap_insert(&dom->mr_map, &mr->hnode, mr->mr_fid.key);
+	mr->reg_id = ++dom->mr_last_id;
 	dom->refs++;
 	srd_domain_unlock(dom);
 	*mr_fid = &mr->mr_fid;
@@ -182,27 +189,59 @@ static struct srd_mr *mr_find(struct srd_domain *dom, uint64_t key)
 	return NULL;
 }
 
-int srd_mr_target(struct srd_domain *dom, uint64_t key, uint64_t addr,
-		  uint64_t len, uint64_t access, uint8_t **ptr,
-		  struct srd_mr **mr_out)
+/* Rights, then bounds: [addr, addr + len) within one segment. */
+static int mr_check(const struct srd_mr *mr, uint64_t addr, uint64_t len,
+		    uint64_t access)
 {
-	struct srd_mr *mr = mr_find(dom, key);
-
-	if (!mr)
-		return FI_EKEYREJECTED;
 	if ((mr->access & access) != access)
 		return FI_EACCES;
 	for (size_t i = 0; i < mr->iov_count; i++) {
 		uint64_t base = (uint64_t)(uintptr_t)mr->iov[i].iov_base;
 		uint64_t end = base + mr->iov[i].iov_len;
 
-		if (addr >= base && addr <= end && len <= end - addr) {
-			*ptr = (uint8_t *)(uintptr_t)addr;
-			*mr_out = mr;
+		if (addr >= base && addr <= end && len <= end - addr)
 			return 0;
-		}
 	}
 	return FI_EFAULT;
+}
+
+int srd_mr_target(struct srd_domain *dom, uint64_t key, uint64_t addr,
+		  uint64_t len, uint64_t access, uint8_t **ptr,
+		  struct srd_mr **mr_out)
+{
+	struct srd_mr *mr = mr_find(dom, key);
+	int ret;
+
+	if (!mr)
+		return FI_EKEYREJECTED;
+	ret = mr_check(mr, addr, len, access);
+	if (ret)
+		return ret;
+	*ptr = (uint8_t *)(uintptr_t)addr;
+	*mr_out = mr;
+	return 0;
+}
+
+uint64_t srd_mr_reg_id(const struct srd_mr *mr)
+{
+	return mr->reg_id;
+}
+
+/* The registration that served the check must still be the one under
+ * key: closed (or closed and the key registered again by the
+ * application), the region is gone, as for a request arriving now. */
+int srd_mr_source(struct srd_domain *dom, uint64_t key, uint64_t reg_id,
+		  uint64_t addr, uint64_t len, const uint8_t **ptr)
+{
+	struct srd_mr *mr = mr_find(dom, key);
+	int ret;
+
+	if (!mr || mr->reg_id != reg_id)
+		return FI_EKEYREJECTED;
+	ret = mr_check(mr, addr, len, FI_REMOTE_READ);
+	if (!ret)
+		*ptr = (const uint8_t *)(uintptr_t)addr;
+	return ret;
 }
 
 void srd_mr_count_remote(struct srd_mr *mr, uint64_t access)

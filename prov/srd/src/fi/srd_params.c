@@ -28,6 +28,7 @@ struct srd_params srd_params = {
 	.unexp_max_msgs = 65536,
 	.unexp_peer_share = 25,
 	.reorder_max = SRD_TP_WINDOW_MAX,
+	.rma_resp_max = 256,
 	.tx_window = SRD_TP_WINDOW_DEFAULT,
 	.rto_min_us = SRD_TP_RTO_MIN_NS_DEFAULT / SRD_NS_PER_US,
 	.peer_timeout_ms = SRD_TP_PEER_TIMEOUT_NS_DEFAULT / SRD_NS_PER_MS,
@@ -129,6 +130,12 @@ static const struct srd_param_def srd_param_table[] = {
 	      "Messages past the next one to start whose early packets an "
 	      "endpoint holds per peer (message order, FI_ORDER_SAS), 1 to "
 	      "65536; packets of later messages are pushed back"),
+	P_INT("rma_resp_max", rma_resp_max, 1, 65536,
+	      "Answers to peers' RMA reads, writes and atomics an endpoint "
+	      "works on at once, 1 to 65536; a request beyond them is refused "
+	      "until one ends (the peer resends it).  Also the most packets "
+	      "of read data those answers hold, each a copy of one packet's "
+	      "payload (about the MTU)"),
 	P_INT("max_peers", max_peers, 1, INT_MAX,
 	      "Peers an endpoint keeps transport state for (about 2.2 KiB "
 	      "each, and an 8 KiB send ring while packets are in flight to "

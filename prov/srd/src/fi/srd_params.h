@@ -22,6 +22,7 @@ struct srd_params {
 	int unexp_max_msgs;		/* unexpected messages per endpoint */
 	int unexp_peer_share;		/* percent of both one peer may hold */
 	int reorder_max;		/* messages a peer's held packets span */
+	int rma_resp_max;		/* answers to peers' RMA per endpoint */
 	int tx_window;			/* packets in flight per peer */
 	int rto_min_us;
 	int peer_timeout_ms;

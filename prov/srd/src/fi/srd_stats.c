@@ -53,6 +53,8 @@ static void stats_ep_fill(const struct srd_ep *ep, struct fi_srd_ep_stats *st)
 	st->rx_drop_version = c->rx_drop_version;
 	st->unexp_msgs = ep->msg.unexp_msgs;
 	st->reorder_pkts = ep->msg.reorder_pkts;
+	st->rma_resps = ep->msg.resps;
+	st->rma_resps_peak = ep->msg.resps_peak;
 }
 
 static uint32_t stats_paths_down(const struct srd_tp *tp,

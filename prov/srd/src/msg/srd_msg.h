@@ -58,7 +58,8 @@ static_assert(SRD_IOV_LIMIT + 2 <= SRD_WIRE_IOV_MAX, "packet iovs");
 
 /* The message layer's tunables (FI_SRD_EAGER_MAX, FI_SRD_RDV_WINDOW,
  * FI_SRD_UNEXP_MAX_BYTES, FI_SRD_UNEXP_MAX_MSGS, FI_SRD_UNEXP_PEER_SHARE,
- * FI_SRD_REORDER_MAX): the endpoint object fills them at open. */
+ * FI_SRD_REORDER_MAX, FI_SRD_RMA_RESP_MAX): the endpoint object fills
+ * them at open. */
 struct srd_msg_cfg {
 	size_t eager_max;		/* largest message sent without rendezvous */
 	size_t rdv_window;		/* bytes one CTS grants */
@@ -67,6 +68,8 @@ struct srd_msg_cfg {
 	uint32_t unexp_peer_share;	/* percent of both one peer may hold */
 	uint32_t reorder_max;		/* messages past the next one a peer
 					 * may have packets held of (6.5) */
+	uint32_t rma_resp_max;		/* answers to peers' RMA at once, and
+					 * packets of read data they hold */
 };
 
 enum srd_cntr_kind {
@@ -151,6 +154,13 @@ struct srd_msg_ep {
 	struct srd_hmap inprog;		/* (peer, msg_id) -> rxe */
 	struct srd_pool tgt_pool;	/* RMA writes arriving (srd_rma_tgt) */
 	struct srd_hmap rma_tgts;	/* (peer, tx_id) -> srd_rma_tgt */
+	/* Answers to peers (srd_pke_rma.c): how many are in progress (at
+	 * most cfg.rma_resp_max) and the most seen; the copies of read data
+	 * their packets carry; answers waiting for a copy buffer. */
+	uint32_t resps;
+	uint32_t resps_peak;
+	struct srd_pool resp_buf_pool;
+	struct srd_dlist resp_pending;
 	size_t unexp_bytes;		/* unexpected store, entries charged */
 	uint32_t unexp_msgs;		/* unexpected messages (entries) */
 	size_t reorder_bytes;		/* packets held for order, all peers */
@@ -251,8 +261,9 @@ struct srd_txe {
 	uint8_t bounce_inline[SRD_TXE_INLINE];
 	bool bounce_pooled;
 	/* RMA and atomics (srd_rma.c, srd_atomic.c, srd_pke_rma.c) */
-	uint64_t rma_addr;		/* target address */
+	uint64_t rma_addr;		/* target address (READ answer: read) */
 	uint64_t rma_key;
+	uint64_t resp_reg_id;		/* READ answer: the region (srd_mr_reg_id) */
 	bool resp_wait;			/* completes on the target's response */
 	bool resp_done;			/* that response (all of it) arrived */
 	uint64_t resp_bytes;		/* READ: data bytes placed */
@@ -354,6 +365,7 @@ struct srd_pke {
 	struct srd_txe *txe;
 	struct srd_rxe *rxe;		/* CTS */
 	uint32_t payload;		/* message bytes carried */
+	uint8_t *resp_buf;		/* RMA_RESP: its copy of read data */
 };
 
 static inline struct srd_pke *srd_pke_of(struct srd_tp_pkt *pkt)
@@ -371,6 +383,7 @@ ssize_t srd_txe_post(struct srd_msg_ep *ep, const struct fi_msg_tagged *msg,
 void srd_txe_push(struct srd_msg_ep *ep, struct srd_txe *txe);
 void srd_txe_push_pending(struct srd_msg_ep *ep);
 void srd_txe_queue(struct srd_msg_ep *ep, struct srd_txe *txe);
+void srd_txe_resp_buf_freed(struct srd_msg_ep *ep);
 void srd_txe_pkt_done(struct srd_msg_ep *ep, struct srd_pke *pke, int err);
 void srd_txe_handle_cts(struct srd_msg_ep *ep, struct srd_peer *peer,
 			const struct srd_cts_hdr *cts);
@@ -478,8 +491,11 @@ void srd_pke_read_req_init(struct srd_msg_ep *ep, struct srd_txe *txe,
 			   struct srd_pke *pke);
 void srd_pke_atomic_init(struct srd_msg_ep *ep, struct srd_txe *txe,
 			 struct srd_pke *pke);
-void srd_pke_resp_init(struct srd_msg_ep *ep, struct srd_txe *txe,
-		       struct srd_pke *pke);
+/* 0, or -EAGAIN: no copy buffer free (txe waits on ep->resp_pending) */
+int srd_pke_resp_init(struct srd_msg_ep *ep, struct srd_txe *txe,
+		      struct srd_pke *pke);
+void srd_pke_resp_done(struct srd_msg_ep *ep, struct srd_pke *pke, int err);
+int srd_pke_resp_buf_init(struct srd_msg_ep *ep);
 int srd_pke_write_recv(struct srd_msg_ep *ep, struct srd_peer *peer,
 		       const uint8_t *pkt, size_t len);
 int srd_pke_read_req_recv(struct srd_msg_ep *ep, struct srd_peer *peer,

@@ -21,11 +21,13 @@ static uint32_t round_chunk(size_t n)
 
 static int msg_ep_init_pools(struct srd_msg_ep *ep)
 {
-	uint32_t tx = round_chunk(ep->tx_size + ep->rx_size);
+	/* operations and answers to peers (srd_txe_new bounds each) */
+	uint32_t tx = round_chunk(ep->tx_size + ep->cfg.rma_resp_max);
 	/* Unexpected messages take at most unexp_max_msgs entries
 	 * (srd_unexp.c), so that rx_size are always left for receives. */
 	uint32_t rx = round_chunk(ep->rx_size + ep->cfg.unexp_max_msgs);
-	uint32_t pkes = round_chunk(4 * ep->tx_size + 1024);
+	uint32_t pkes = round_chunk(4 * ep->tx_size + 1024 +
+				    ep->cfg.rma_resp_max);
 	int ret;
 
 	ret = srd_pool_init(&ep->txe_pool, sizeof(struct srd_txe),
@@ -56,6 +58,7 @@ int srd_msg_ep_init(struct srd_msg_ep *ep)
 	srd_unexp_init_bounds(ep);
 	srd_dlist_init(&ep->tx_pending);
 	srd_dlist_init(&ep->cts_pending);
+	srd_dlist_init(&ep->resp_pending);
 	srd_dlist_init(&ep->posted_msg);
 	srd_dlist_init(&ep->posted_tagged);
 	srd_dlist_init(&ep->unexp_msg);
@@ -97,7 +100,11 @@ int srd_msg_ep_open_tp(struct srd_msg_ep *ep, struct srd_wire *wire,
 		return ret;
 	ep->pkt_payload_max = srd_tp_max_payload(&ep->tp, srd_pke_rtm_hdr_len()) &
 			      ~7u;
-	return 0;
+	/* sized by the MTU: known now */
+	ret = srd_pke_resp_buf_init(ep);
+	if (ret)
+		srd_tp_fini(&ep->tp);
+	return ret;
 }
 
 /* Entries still live hold malloc'd buffers; the transport (when it was
@@ -124,6 +131,7 @@ void srd_msg_ep_fini(struct srd_msg_ep *ep)
 	srd_hmap_fini(&ep->rma_tgts);
 	srd_pool_fini(&ep->tgt_pool);
 	srd_pool_fini(&ep->pke_pool);
+	srd_pool_fini(&ep->resp_buf_pool);
 	srd_pool_fini(&ep->rxe_pool);
 	srd_pool_fini(&ep->txe_pool);
 	srd_pool_fini(&ep->bounce_pool);

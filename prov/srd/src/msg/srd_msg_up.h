@@ -57,5 +57,15 @@ int srd_mr_target(struct srd_domain *dom, uint64_t key, uint64_t addr,
 		  struct srd_mr **mr);
 /* Counts an access the region served on the counters bound to it. */
 void srd_mr_count_remote(struct srd_mr *mr, uint64_t access);
+/* A READ answer outlives the request's check, and fi_close frees a region
+ * without waiting for it: the answer keeps the key and this id (unique in
+ * the domain, never reused), not the region. */
+uint64_t srd_mr_reg_id(const struct srd_mr *mr);
+/* The answer's next segment: the local pointer to [addr, addr + len) if
+ * key still names registration reg_id, with FI_REMOTE_READ over the
+ * range, else a positive FI_* error (FI_EKEYREJECTED: closed).  Valid
+ * while the caller holds the domain lock: copy from it at once. */
+int srd_mr_source(struct srd_domain *dom, uint64_t key, uint64_t reg_id,
+		  uint64_t addr, uint64_t len, const uint8_t **ptr);
 
 #endif /* SRD_MSG_UP_H */

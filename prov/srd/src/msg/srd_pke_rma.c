@@ -10,9 +10,22 @@
  * lock, which makes atomics atomic with respect to each other.  A request
  * whose answer needs an entry the target cannot get now is refused
  * (spec 6.8) before anything is applied, so the sender's resend finds the
- * same state.  Initiator side: responses are matched to their operation
+ * same state; so is one beyond the FI_SRD_RMA_RESP_MAX answers in
+ * progress.  Initiator side: responses are matched to their operation
  * by its pool id (spec 6.7).  It must not match messages or write send
  * completions itself (srd_txe.c does).
+ *
+ * A READ answer copies, it does not reference: each segment is copied
+ * from the region into a buffer its packet owns as the packet is built,
+ * under the domain lock, after looking the region up again by key and
+ * registration id (spec 7.5).  A reference would not do: the transport
+ * re-reads a packet's payload at every resend until it calls done(),
+ * possibly for the whole peer timeout, while fi_close of the region must
+ * return at once (the peer may be dead) and the application may free
+ * the memory right after.  So the region is read once per segment, and
+ * never after its close: a closed region's answer ends with
+ * FI_EKEYREJECTED.  The cost, one copy of each byte read, is bounded in
+ * memory: at most rma_resp_max buffers of one packet's payload each.
  */
 #include "config.h"
 #include "srd_msg.h"
@@ -93,9 +106,71 @@ void srd_pke_atomic_init(struct srd_msg_ep *ep, struct srd_txe *txe,
 	txe->next_off = txe->total_len;
 }
 
-/* A target's answer: status, and the next segment of what it returns. */
-void srd_pke_resp_init(struct srd_msg_ep *ep, struct srd_txe *txe,
-		       struct srd_pke *pke)
+/* --- target: answers ----------------------------------------------------- */
+
+/* Copy buffers of read data: one packet's payload each, at most
+ * rma_resp_max of them, in chunks made as they are first needed. */
+#define RESP_BUF_CHUNK	16
+
+int srd_pke_resp_buf_init(struct srd_msg_ep *ep)
+{
+	uint32_t chunk = SRD_MIN(ep->cfg.rma_resp_max,
+				 (uint32_t)RESP_BUF_CHUNK);
+
+	return srd_pool_init(&ep->resp_buf_pool, resp_payload_max(ep), chunk,
+			     ep->cfg.rma_resp_max / chunk * chunk);
+}
+
+/* The answer ends here with status: this packet carries it alone, and
+ * nothing is built after it (spec 7.5). */
+static void resp_end(struct srd_txe *txe, struct srd_rma_resp_hdr *resp,
+		     int status)
+{
+	txe->resp_status = status;
+	resp->status = status;
+	txe->next_off = txe->total_len;
+}
+
+/* The next len bytes of a READ answer, copied into a buffer of the
+ * packet's own; -EAGAIN when every buffer is out. */
+static int resp_copy_segment(struct srd_msg_ep *ep, struct srd_txe *txe,
+			     struct srd_pke *pke, uint32_t len)
+{
+	struct srd_rma_resp_hdr *resp = srd_tp_pkt_type_hdr(&pke->tp);
+	struct srd_tp_pkt *pkt = &pke->tp;
+	const uint8_t *src;
+	uint8_t *buf = srd_pool_get_raw(&ep->resp_buf_pool);
+	int status;
+
+	if (!buf) {
+		if (ep->resp_buf_pool.in_use)
+			return -EAGAIN;	/* one comes back at its done() */
+		resp_end(txe, resp, FI_ENOMEM);	/* none will */
+		return 0;
+	}
+	status = srd_mr_source(ep->dom, txe->rma_key, txe->resp_reg_id,
+			       txe->rma_addr + txe->next_off, len, &src);
+	if (status) {
+		srd_pool_put(&ep->resp_buf_pool, buf);
+		resp_end(txe, resp, status);
+		return 0;
+	}
+	memcpy(buf, src, len);
+	pke->resp_buf = buf;
+	pkt->iov[pkt->iovcnt].iov_base = buf;
+	pkt->iov[pkt->iovcnt].iov_len = len;
+	pkt->iovcnt++;
+	pkt->len += len;
+	pke->payload = len;
+	txe->next_off += len;
+	return 0;
+}
+
+/* A target's answer: status, and the next segment of what it returns:
+ * read data (copied now), the fetched values of an atomic (the entry's
+ * own copy), or nothing. */
+int srd_pke_resp_init(struct srd_msg_ep *ep, struct srd_txe *txe,
+		      struct srd_pke *pke)
 {
 	struct srd_rma_resp_hdr *resp;
 	uint64_t left = txe->total_len - txe->next_off;
@@ -108,8 +183,24 @@ void srd_pke_resp_init(struct srd_msg_ep *ep, struct srd_txe *txe,
 	resp->offset = txe->next_off;
 	resp->status = txe->resp_status;
 	resp->reserved = 0;
+	pke->resp_buf = NULL;
+	pke->payload = 0;
+	if (txe->resp_reg_id && len)
+		return resp_copy_segment(ep, txe, pke, len);
 	srd_pke_set_payload(txe, pke, txe->next_off, len);
 	txe->next_off += len;
+	return 0;
+}
+
+/* Acked or failed: its copy goes back, to the next answer waiting. */
+void srd_pke_resp_done(struct srd_msg_ep *ep, struct srd_pke *pke, int err)
+{
+	if (pke->resp_buf) {
+		srd_pool_put(&ep->resp_buf_pool, pke->resp_buf);
+		pke->resp_buf = NULL;
+		srd_txe_resp_buf_freed(ep);
+	}
+	srd_txe_pkt_done(ep, pke, err);
 }
 
 /* --- target: checks ----------------------------------------------------- */
@@ -144,7 +235,8 @@ static void rma_count_remote(struct srd_msg_ep *ep, struct srd_mr *mr,
 	srd_mr_count_remote(mr, access);
 }
 
-/* An answer to tx_id; NULL when no entry is free (refuse the packet). */
+/* An answer to tx_id; NULL when no entry is free or rma_resp_max answers
+ * are in progress (refuse the packet: the peer resends it later). */
 static struct srd_txe *resp_new(struct srd_msg_ep *ep, struct srd_peer *peer,
 				uint64_t tx_id)
 {
@@ -155,6 +247,8 @@ static struct srd_txe *resp_new(struct srd_msg_ep *ep, struct srd_peer *peer,
 	return resp;
 }
 
+/* data: what the answer returns, in memory the entry owns (an atomic's
+ * fetched values), or NULL. */
 static void resp_send(struct srd_msg_ep *ep, struct srd_txe *resp, int status,
 		      void *data, uint64_t len)
 {
@@ -166,6 +260,18 @@ static void resp_send(struct srd_msg_ep *ep, struct srd_txe *resp, int status,
 		resp->total_len = len;
 	}
 	srd_txe_queue(ep, resp);
+}
+
+/* A READ answer names the region, never points into it: its segments
+ * are copied as they are built (srd_pke_resp_init). */
+static void resp_send_read(struct srd_msg_ep *ep, struct srd_txe *resp,
+			   const struct srd_rma_hdr *rma, struct srd_mr *mr)
+{
+	resp->rma_key = rma->key;
+	resp->rma_addr = rma->addr;
+	resp->resp_reg_id = srd_mr_reg_id(mr);
+	resp->total_len = rma->total_len;
+	resp_send(ep, resp, 0, NULL, 0);
 }
 
 /* --- target: multi-packet writes -------------------------------------- */
@@ -316,9 +422,12 @@ int srd_pke_read_req_recv(struct srd_msg_ep *ep, struct srd_peer *peer,
 		return -EAGAIN;
 	status = rma_check(ep, rma->key, rma->addr, rma->total_len,
 			   FI_REMOTE_READ, &src, &mr);
-	if (!status)
-		rma_count_remote(ep, mr, FI_REMOTE_READ);
-	resp_send(ep, resp, status, src, rma->total_len);
+	if (status) {
+		resp_send(ep, resp, status, NULL, 0);
+		return 0;
+	}
+	rma_count_remote(ep, mr, FI_REMOTE_READ);
+	resp_send_read(ep, resp, rma, mr);
 	return 0;
 }
 

@@ -25,7 +25,7 @@ const struct srd_pke_type srd_pke_types[SRD_PKT_TYPE_MAX] = {
 			       srd_txe_pkt_done },
 	[SRD_PKT_ATOMIC] = { "ATOMIC", srd_pke_atomic_recv, srd_txe_pkt_done },
 	[SRD_PKT_RMA_RESP] = { "RMA_RESP", srd_pke_resp_recv,
-			       srd_txe_pkt_done },
+			       srd_pke_resp_done },
 	[SRD_PKT_PING] = { "PING", srd_pke_ping_recv, srd_pke_ping_done },
 };
 

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "srd_msg.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
 static bool txe_wants_comp(const struct srd_msg_ep *ep, uint64_t flags)
@@ -122,6 +123,7 @@ void srd_txe_release(struct srd_msg_ep *ep, struct srd_txe *txe)
 	srd_dlist_remove(&txe->peer_entry);
 	srd_txe_bounce_free(ep, txe);
 	ep->tx_app -= !txe_is_responder(txe);
+	ep->resps -= txe_is_responder(txe);
 	srd_pool_put(&ep->txe_pool, txe);
 }
 
@@ -167,20 +169,28 @@ static uint8_t txe_proto(const struct srd_msg_ep *ep, uint64_t len)
 	return SRD_PKT_RTS;
 }
 
-static void txe_stall(struct srd_msg_ep *ep, struct srd_txe *txe)
+/* txe waits on list: ep->tx_pending (packet entries, or its turn to
+ * go), or ep->resp_pending (an answer waiting for a copy buffer). */
+static void txe_stall_on(struct srd_txe *txe, struct srd_dlist *list)
 {
 	if (!txe->stalled) {
 		txe->stalled = true;
-		srd_dlist_insert_tail(&ep->tx_pending, &txe->entry);
+		srd_dlist_insert_tail(list, &txe->entry);
 	}
+}
+
+static void txe_stall(struct srd_msg_ep *ep, struct srd_txe *txe)
+{
+	txe_stall_on(txe, &ep->tx_pending);
 }
 
 static void txe_next_msg_pkt(struct srd_msg_ep *ep, struct srd_txe *txe,
 			     struct srd_pke *pke);
 
-/* Builds txe's next packet; the caller checked txe_has_work(). */
-static void txe_next_pkt(struct srd_msg_ep *ep, struct srd_txe *txe,
-			 struct srd_pke *pke)
+/* Builds txe's next packet; the caller checked txe_has_work().  0, or
+ * -EAGAIN: an answer found no copy buffer, nothing was built. */
+static int txe_next_pkt(struct srd_msg_ep *ep, struct srd_txe *txe,
+			struct srd_pke *pke)
 {
 	switch (txe->proto) {
 	case SRD_PKT_WRITE:
@@ -193,13 +203,15 @@ static void txe_next_pkt(struct srd_msg_ep *ep, struct srd_txe *txe,
 		srd_pke_atomic_init(ep, txe, pke);
 		break;
 	case SRD_PKT_RMA_RESP:
-		srd_pke_resp_init(ep, txe, pke);
+		if (srd_pke_resp_init(ep, txe, pke))
+			return -EAGAIN;
 		break;
 	default:	/* a message */
 		txe_next_msg_pkt(ep, txe, pke);
-		return;
+		return 0;
 	}
 	txe->first_sent = true;
+	return 0;
 }
 
 static void txe_next_msg_pkt(struct srd_msg_ep *ep, struct srd_txe *txe,
@@ -226,9 +238,13 @@ static bool txe_has_work(const struct srd_txe *txe)
 	return txe->proto != SRD_PKT_RTS || txe->next_off < txe->credit_end;
 }
 
-void srd_txe_push(struct srd_msg_ep *ep, struct srd_txe *txe)
+/* Sends what txe may send now.  False when packet entries ran out (it
+ * waits on tx_pending); an answer without a copy buffer waits on
+ * resp_pending instead. */
+static bool txe_push(struct srd_msg_ep *ep, struct srd_txe *txe)
 {
 	struct srd_pke *pke;
+	bool ok = true;
 
 	/* The message's packets reach the wire together (spec 5.12). */
 	srd_tp_tx_hold(&ep->tp);
@@ -236,20 +252,30 @@ void srd_txe_push(struct srd_msg_ep *ep, struct srd_txe *txe)
 		pke = srd_pool_get(&ep->pke_pool);
 		if (!pke) {
 			txe_stall(ep, txe);
-			srd_tp_tx_release(&ep->tp);
-			return;
+			ok = false;
+			break;
 		}
 		pke->txe = txe;
-		txe_next_pkt(ep, txe, pke);
+		if (txe_next_pkt(ep, txe, pke)) {
+			srd_pool_put(&ep->pke_pool, pke);
+			txe_stall_on(txe, &ep->resp_pending);
+			break;
+		}
 		txe->pkts_out++;
 		srd_tp_send(&ep->tp, &txe->peer->tp, &pke->tp);
 	}
 	srd_tp_tx_release(&ep->tp);
-	if (txe->proto == SRD_PKT_RTS && txe->first_sent &&
+	if (ok && txe->proto == SRD_PKT_RTS && txe->first_sent &&
 	    !txe_all_sent(txe) && txe->state != SRD_TXE_WAIT_CTS) {
 		txe->state = SRD_TXE_WAIT_CTS;
 		srd_peer_watch_arm(ep);
 	}
+	return ok;
+}
+
+void srd_txe_push(struct srd_msg_ep *ep, struct srd_txe *txe)
+{
+	(void)txe_push(ep, txe);
 }
 
 /* Sends txe on the next progress step rather than now: a target's
@@ -260,6 +286,26 @@ void srd_txe_queue(struct srd_msg_ep *ep, struct srd_txe *txe)
 	txe_stall(ep, txe);
 }
 
+/* A copy buffer came back: the answer waiting longest for one goes on
+ * at the next progress step (one buffer, one answer: they take turns).
+ * Answers that failed meanwhile leave the list; they end with their
+ * last packet. */
+void srd_txe_resp_buf_freed(struct srd_msg_ep *ep)
+{
+	struct srd_dlist *e;
+
+	while ((e = srd_dlist_pop_head(&ep->resp_pending))) {
+		struct srd_txe *txe =
+			srd_container_of(e, struct srd_txe, entry);
+
+		txe->stalled = false;
+		if (txe_has_work(txe)) {
+			txe_stall(ep, txe);
+			return;
+		}
+	}
+}
+
 void srd_txe_push_pending(struct srd_msg_ep *ep)
 {
 	struct srd_dlist *e;
@@ -268,8 +314,7 @@ void srd_txe_push_pending(struct srd_msg_ep *ep)
 		struct srd_txe *txe = srd_container_of(e, struct srd_txe, entry);
 
 		txe->stalled = false;
-		srd_txe_push(ep, txe);
-		if (txe->stalled)
+		if (!txe_push(ep, txe))
 			return;	/* out of packet entries again */
 	}
 }
@@ -397,15 +442,21 @@ struct srd_txe *srd_txe_new(struct srd_msg_ep *ep, struct srd_peer *peer,
 	bool app = proto != SRD_PKT_RMA_RESP;
 	struct srd_txe *txe;
 
-	/* The application's operations take at most tx_size entries; the
-	 * rest of the pool answers peers' RMA, so two endpoints that fill
-	 * their queues with RMA to each other still answer each other. */
-	if (app && ep->tx_app >= ep->tx_size)
+	/* The application's operations take at most tx_size entries and
+	 * answers to peers' RMA at most rma_resp_max (the pool holds both):
+	 * two endpoints that fill their queues with RMA to each other still
+	 * answer each other, and peers' requests neither take the
+	 * application's entries nor grow without bound (beyond the limit
+	 * they are refused, spec 6.8). */
+	if (app ? ep->tx_app >= ep->tx_size :
+		  ep->resps >= ep->cfg.rma_resp_max)
 		return NULL;
 	txe = srd_pool_get(&ep->txe_pool);
 	if (!txe)
 		return NULL;
 	ep->tx_app += app;
+	ep->resps += !app;
+	ep->resps_peak = SRD_MAX(ep->resps_peak, ep->resps);
 	txe->ep = ep;
 	txe->peer = peer;
 	txe->proto = proto;
