@@ -98,6 +98,8 @@ struct fi_srd_ep_stats {
 	 * seen: never above FI_SRD_RMA_RESP_MAX. */
 	uint64_t rma_resps;
 	uint64_t rma_resps_peak;
+	/* idle peers whose slot went to a new one (FI_SRD_PEER_IDLE_MS) */
+	uint64_t peers_reclaimed;
 };
 
 /* The send side of one peer: congestion control and RTT. */

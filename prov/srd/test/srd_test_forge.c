@@ -670,3 +670,79 @@ Test(forge, strangers_get_no_more_bytes_than_they_send, .timeout = 60)
 	bhost_close(&b->b);
 	free(b);
 }
+
+/* A same-host process that completes handshakes from port after port
+ * fills the peer table (FI_SRD_MAX_PEERS 4 here); once its peers have
+ * been idle for FI_SRD_PEER_IDLE_MS, a new peer takes one of their
+ * slots, never that of a peer the application named (a), and the
+ * reclaimed one's old session is unknown. */
+Test(forge, idle_peers_give_their_slots_to_new_ones, .timeout = 120)
+{
+	struct host *a, *b;
+	struct fi_srd_ep_stats s0, s1;
+	struct tool t[5];
+	struct tool_rx tool = { 0 };
+	struct eager_pkt msg;
+	uint8_t data[32];
+	struct pair p;
+
+	setenv("FI_SRD_MAX_PEERS", "4", 1);
+	setenv("FI_SRD_PEER_IDLE_MS", "300", 1);
+	p = pair_open(5);
+	a = p.a;
+	b = p.b;
+	for (int k = 0; k < 5; k++) {
+		tool_open(&t[k], &b->addr);
+		t[k].conn = 0x100 + k;
+		t[k].session = 0x200 + k;
+		t[k].psn = 0x300 + k;
+		t[k].token = 0x400 + k;
+	}
+	/* b knows a; three strangers fill its table */
+	for (int k = 0; k < 3; k++)
+		tool_handshake(&t[k], pair_idle, &p);
+	s0 = bstats(&b->b);
+	cr_assert_eq(s0.peers, 4);
+	/* full, and nobody idle long enough: refused */
+	cr_assert(!tool_try_handshake(&t[3], pair_idle, &p, 0.1),
+		  "a fifth peer got in at once");
+	/* the strangers went quiet; a still talks */
+	settle(a, b, NULL, 400);
+	traffic(a, b, 3, NULL);
+	cr_assert(tool_try_handshake(&t[4], pair_idle, &p, 2 * time_scale()),
+		  "no idle slot was reclaimed");
+	s1 = bstats(&b->b);
+	cr_assert_eq(s1.peers, 4);
+	cr_assert_eq(s1.peers_reclaimed - s0.peers_reclaimed, 1);
+	/* the newcomer's message is delivered, byte for byte */
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(0x50 + i);
+	eager(&msg, t[4].port, t[4].conn, t[4].b_conn, t[4].psn, t[4].token,
+	      0, data);
+	tool.want = data;
+	tool.len = sizeof(data);
+	tool_send(&t[4], &msg, sizeof(msg));
+	settle(a, b, &tool, 50);
+	cr_assert_eq(tool.got, 1);
+	/* of the three strangers, the reclaimed one's session is unknown
+	 * now; the other two are still heard */
+	s0 = bstats(&b->b);
+	tool.got = 0;
+	for (int k = 0; k < 3; k++) {
+		eager(&msg, t[k].port, t[k].conn, t[k].b_conn, t[k].psn,
+		      t[k].token, 0, data);
+		tool_send(&t[k], &msg, sizeof(msg));
+	}
+	settle(a, b, &tool, 50);
+	s1 = bstats(&b->b);
+	cr_assert_eq(tool.got, 2);
+	cr_assert_eq(s1.rx_drop_unknown - s0.rx_drop_unknown, 1);
+	/* and a, whom the application named, was never reclaimed */
+	traffic(a, b, 5, &tool);
+	traffic(b, a, 5, NULL);
+	cr_assert_eq(b->next_rx_seq, a->tx_seq);
+	cr_assert_eq(a->next_rx_seq, b->tx_seq);
+	for (int k = 0; k < 5; k++)
+		tool_close(&t[k]);
+	pair_close(&p);
+}

@@ -44,6 +44,7 @@ struct srd_params srd_params = {
 	.progress_idle_us = 1000,
 	.sockbuf = 8 * 1024 * 1024,
 	.max_peers = 131072,
+	.peer_idle_ms = SRD_TP_PEER_IDLE_NS_DEFAULT / SRD_NS_PER_MS,
 	.verbs_gid_index = -1,
 	.verbs_qps = 4,
 	.verbs_rx_depth = 1024,
@@ -114,6 +115,11 @@ static const struct srd_param_def srd_param_table[] = {
 	P_SIZE("unexp_max_bytes", unexp_max_bytes, 0, SRD_NO_MAX,
 	       "Bytes of unexpected messages an endpoint buffers before it "
 	       "pushes back on senders"),
+	P_INT("peer_idle_ms", peer_idle_ms, 0, INT_MAX,
+	      "Once FI_SRD_MAX_PEERS peers are known, a peer silent this many "
+	      "milliseconds that holds nothing (no send session, message, "
+	      "operation, and never named by the application) gives its slot "
+	      "to a new peer; 0: never"),
 	P_STR("auth_key_file", auth_key_file, NULL, SRD_PARAM_UNSET,
 	      "File whose bytes (1 to 4096) are the job key when the "
 	      "application gives no auth_key: every packet then carries a "

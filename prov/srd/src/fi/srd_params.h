@@ -46,6 +46,7 @@ struct srd_params {
 	int verbs_qps;			/* send QPs per endpoint */
 	int verbs_rx_depth;		/* posted receive buffers */
 	int verbs_tx_depth;		/* send slots per QP */
+	int peer_idle_ms;		/* at max_peers, idle peers reclaimed */
 	char *auth_key_file;		/* the job key, when no auth_key */
 	char *gpu_pci;			/* order domains by distance to it */
 };

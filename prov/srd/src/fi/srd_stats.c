@@ -51,6 +51,7 @@ static void stats_ep_fill(const struct srd_ep *ep, struct fi_srd_ep_stats *st)
 	st->rx_drop_token = c->rx_drop_token;
 	st->rx_drop_auth = c->rx_drop_auth;
 	st->rx_drop_version = c->rx_drop_version;
+	st->peers_reclaimed = c->peers_reclaimed;
 	st->unexp_msgs = ep->msg.unexp_msgs;
 	st->reorder_pkts = ep->msg.reorder_pkts;
 	st->rma_resps = ep->msg.resps;

@@ -100,6 +100,12 @@ struct srd_peer {
 	bool reorder_stalled;		/* a held packet waits for resources */
 	struct srd_dlist stall_entry;	/* ep->reorder_stalled while so */
 	bool watch_mark;		/* srd_peer_watch.c: a receive waits on it */
+	/* Whether its slot may go to a new peer (srd_peer_reclaimable):
+	 * never once the application named it (an AV address it sent to or
+	 * received from), nor while receive entries or RMA targets name it
+	 * (refs). */
+	bool pinned;
+	uint32_t refs;
 	fi_addr_t fi_addr;		/* cached AV index, see av_gen */
 	uint64_t av_gen;
 };
@@ -209,6 +215,10 @@ struct srd_peer *srd_msg_peer(struct srd_msg_ep *ep, fi_addr_t addr);
 void srd_msg_cntr_inc(struct srd_msg_ep *ep, enum srd_cntr_kind kind,
 		      int err);
 void srd_peer_init(void *ctx, struct srd_tp_peer *tp_peer);
+bool srd_peer_reclaimable(void *ctx, struct srd_tp_peer *tp_peer);
+struct srd_rxe;
+/* rxe->peer = peer, counted in the peer's refs until the rxe goes. */
+void srd_rxe_hold_peer(struct srd_rxe *rxe, struct srd_peer *peer);
 void srd_peer_rx_reset(struct srd_msg_ep *ep, struct srd_peer *peer);
 int srd_peer_hold(struct srd_msg_ep *ep, struct srd_peer *peer,
 		  uint32_t msg_id, const uint8_t *pkt, size_t len);
@@ -304,6 +314,7 @@ struct srd_rxe {
 	struct srd_hnode hnode;		/* ep->inprog while arriving */
 	struct srd_msg_ep *ep;
 	struct srd_peer *peer;
+	bool peer_ref;			/* counted in peer->refs (set_peer) */
 	enum srd_rxe_state state;
 	struct srd_peer *want_peer;	/* posted: the only source it takes,
 					 * or NULL for any (compared as peers, so

@@ -86,6 +86,7 @@ static const struct srd_tp_ops srd_msg_tp_ops = {
 	.done = srd_pke_done,
 	.peer_event = srd_peer_event,
 	.peer_init = srd_peer_init,
+	.peer_reclaimable = srd_peer_reclaimable,
 	.tx_state_changed = msg_ep_tx_state_changed,
 };
 

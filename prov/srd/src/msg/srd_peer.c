@@ -47,7 +47,31 @@ struct srd_peer *srd_msg_peer(struct srd_msg_ep *ep, fi_addr_t addr)
 	if (!wa || wa->sa.sa_family != ep->tp.wire->addr.sa.sa_family)
 		return NULL;
 	tp_peer = srd_tp_peer_get(&ep->tp, wa);
-	return tp_peer ? srd_peer_of(tp_peer) : NULL;
+	if (!tp_peer)
+		return NULL;
+	srd_peer_of(tp_peer)->pinned = true;
+	return srd_peer_of(tp_peer);
+}
+
+bool srd_peer_reclaimable(void *ctx, struct srd_tp_peer *tp_peer)
+{
+	struct srd_peer *peer = srd_peer_of(tp_peer);
+
+	(void)ctx;
+	return !peer->pinned && !peer->refs && srd_dlist_empty(&peer->txes) &&
+	       !peer->held_pkts && !peer->held && !peer->unexp_msgs &&
+	       !peer->reorder_stalled && !peer->watch_mark;
+}
+
+void srd_rxe_hold_peer(struct srd_rxe *rxe, struct srd_peer *peer)
+{
+	if (rxe->peer_ref && rxe->peer == peer)
+		return;
+	if (rxe->peer_ref)
+		rxe->peer->refs--;
+	rxe->peer = peer;
+	rxe->peer_ref = true;
+	peer->refs++;
 }
 
 void srd_msg_cntr_inc(struct srd_msg_ep *ep, enum srd_cntr_kind kind, int err)

@@ -310,6 +310,7 @@ static struct srd_rma_tgt *tgt_new(struct srd_msg_ep *ep, struct srd_peer *peer,
 		return NULL;
 	}
 	tgt->peer = peer;
+	peer->refs++;		/* not reclaimable while it writes */
 	tgt->tx_id = rma->tx_id;
 	tgt->key = rma->key;
 	tgt->addr = rma->addr;
@@ -320,6 +321,7 @@ static struct srd_rma_tgt *tgt_new(struct srd_msg_ep *ep, struct srd_peer *peer,
 static void tgt_free(struct srd_msg_ep *ep, struct srd_rma_tgt *tgt)
 {
 	srd_hmap_remove(&ep->rma_tgts, &tgt->hnode);
+	tgt->peer->refs--;
 	srd_pool_put(&ep->tgt_pool, tgt);
 }
 

@@ -75,7 +75,7 @@ void srd_pke_rtm_init(struct srd_msg_ep *ep, struct srd_txe *txe,
 static void rtm_set_msg(struct srd_rxe *rxe, struct srd_peer *peer,
 			const struct srd_rtm_hdr *rtm, bool rdv)
 {
-	rxe->peer = peer;
+	srd_rxe_hold_peer(rxe, peer);
 	rxe->msg_id = rtm->msg_id;
 	rxe->msg_flags = rtm->flags;
 	rxe->msg_tag = rtm->tag;

@@ -30,6 +30,7 @@ struct srd_rxe *srd_rxe_alloc(struct srd_msg_ep *ep)
 
 	if (rxe) {
 		rxe->ep = ep;
+		rxe->peer_ref = false;
 		srd_dlist_init(&rxe->entry);
 	}
 	return rxe;
@@ -45,6 +46,10 @@ void srd_rxe_release(struct srd_msg_ep *ep, struct srd_rxe *rxe)
 	if (rxe->in_inprog)
 		srd_inprog_del(ep, rxe);
 	srd_unexp_drop(ep, rxe);
+	if (rxe->peer_ref) {
+		rxe->peer->refs--;
+		rxe->peer_ref = false;
+	}
 	rxe->state = SRD_RXE_DONE;
 	srd_pool_put(&ep->rxe_pool, rxe);
 }

@@ -128,7 +128,7 @@ struct srd_rxe *srd_unexp_start(struct srd_msg_ep *ep, struct srd_peer *peer,
 		srd_pool_put(&ep->rxe_pool, rxe);
 		return NULL;
 	}
-	rxe->peer = peer;
+	srd_rxe_hold_peer(rxe, peer);
 	rxe->state = SRD_RXE_UNEXP;
 	rxe->in_store = true;
 	peer->unexp_msgs++;

@@ -53,6 +53,8 @@
  * echoes it at once, and a retried request gets a fresh one. */
 #define SRD_TP_COOKIE_LIFE_MS		10000
 #define SRD_TP_RETIRED			4	/* past (conn, session) kept */
+#define SRD_TP_PEER_IDLE_NS_DEFAULT	(10 * SRD_NS_PER_S) /* reclaimable after */
+#define SRD_TP_RECLAIM_SCAN		64	/* candidates looked at per new peer */
 
 /* Congestion control (spec 5.14): delay-based AIMD on a per-peer window. */
 #define SRD_TP_CWND_INIT_DEFAULT	32	/* packets */
@@ -243,6 +245,10 @@ struct srd_tp_ops {
 			   enum srd_tp_peer_event event, int err);
 	/* Optional: a peer was just created (its upper part is zeroed). */
 	void (*peer_init)(void *ctx, struct srd_tp_peer *peer);
+	/* Optional: whether the layer above holds nothing of this peer,
+	 * so that its slot may go to a new one (FI_SRD_MAX_PEERS reached);
+	 * absent: never. */
+	bool (*peer_reclaimable)(void *ctx, struct srd_tp_peer *peer);
 	/* Optional: a send session changed state (for logs). */
 	void (*tx_state_changed)(void *ctx, struct srd_tp_peer *peer,
 				 enum srd_tp_tx_state old_state,
@@ -267,6 +273,9 @@ struct srd_tp_cfg {
 	 * and the wire's tx_segs_max (spec 5.12). */
 	uint16_t path_burst;
 	uint32_t max_peers;
+	/* At max_peers, a peer idle this long that holds nothing gives its
+	 * slot to a new one; 0: never. */
+	uint64_t peer_idle_ns;
 	size_t peer_size;		/* >= sizeof(struct srd_tp_peer) */
 	/* The job key (spec 5.15): every packet carries a MAC under it;
 	 * NULL: none.  Copied (derived) at init. */
@@ -287,6 +296,7 @@ struct srd_tp_counters {
 	uint64_t rx_drop_token;		/* not the session's token */
 	uint64_t rx_drop_auth;		/* no valid MAC (spec 5.15) */
 	uint64_t rx_drop_version;	/* another protocol version */
+	uint64_t peers_reclaimed;	/* idle peers whose slot was reused */
 };
 
 struct srd_tp {
@@ -301,6 +311,7 @@ struct srd_tp {
 	uint8_t cookie_key[16];
 	uint8_t hash_key[16];
 	struct srd_tp_peer *last_peer;	/* the last datagram's, for the next */
+	uint32_t reclaim_hand;		/* the next slot tp_peer_reclaim looks at */
 	struct srd_tp_auth *auth;	/* NULL: no job key */
 	uint16_t trailer_len;		/* bytes of MAC after each packet */
 	uint32_t log_version_n;		/* log throttles: 1st, 2nd, 4th, ... */

@@ -74,25 +74,81 @@ static int tp_peer_table_grow(struct srd_tp *tp)
 	return 0;
 }
 
+/* Whether a peer holds nothing and has said nothing for peer_idle_ns:
+ * no send session, nothing queued or timed, and the layer above agrees
+ * (no operation, message or reference of its own names it). */
+static bool tp_peer_reclaimable(struct srd_tp *tp, struct srd_tp_peer *peer,
+				uint64_t now)
+{
+	return peer->tx_state == SRD_TP_TX_IDLE && !peer->tx_ring &&
+	       srd_dlist_empty(&peer->tx_queue) &&
+	       !srd_heap_node_queued(&peer->timer) && !peer->ack_now &&
+	       now - peer->last_heard_ns >= tp->cfg.peer_idle_ns &&
+	       tp->ops->peer_reclaimable &&
+	       tp->ops->peer_reclaimable(tp->ctx, peer);
+}
+
+/* At the limit, the slot of an idle peer (spec 5.4): a few candidates
+ * per call from a moving hand, so that a full table of busy peers costs
+ * a bounded look, not a walk of all of them.  UINT32_MAX: none. */
+static uint32_t tp_peer_reclaim(struct srd_tp *tp)
+{
+	uint64_t now = srd_tp_now(tp);
+	char name[64];
+
+	if (!tp->cfg.peer_idle_ns || !tp->npeers)
+		return UINT32_MAX;
+	for (int k = 0; k < SRD_TP_RECLAIM_SCAN; k++) {
+		uint32_t i = tp->reclaim_hand++ % tp->npeers;
+		struct srd_tp_peer *peer = tp->peer_table[i];
+
+		if (!tp_peer_reclaimable(tp, peer, now))
+			continue;
+		SRD_DBG(FI_LOG_EP_DATA, "peer %s: idle, its slot reclaimed\n",
+			srd_wire_addr_str(&peer->addr, name, sizeof(name)));
+		srd_hmap_remove(&tp->peers, &peer->hnode);
+		if (tp->last_peer == peer)
+			tp->last_peer = NULL;
+		srd_dlist_remove(&peer->ack_entry);
+		srd_seqwin_fini(&peer->rx_win);
+		free(peer->paths);
+		free(peer);
+		tp->peer_table[i] = NULL;
+		tp->cnt.peers_reclaimed++;
+		return i;
+	}
+	return UINT32_MAX;
+}
+
+/* A new peer's slot: the next one, or at the limit an idle peer's. */
+static uint32_t tp_peer_slot(struct srd_tp *tp)
+{
+	if (tp->npeers >= tp->cfg.max_peers)
+		return tp_peer_reclaim(tp);
+	if (tp->npeers == tp->peer_cap && tp_peer_table_grow(tp))
+		return UINT32_MAX;
+	return tp->npeers;
+}
+
 static struct srd_tp_peer *tp_peer_alloc(struct srd_tp *tp,
 					 const union srd_wire_addr *addr)
 {
-	struct srd_tp_peer *peer;
+	struct srd_tp_peer *peer = calloc(1, tp->cfg.peer_size);
+	uint32_t index;
 
-	if (tp->npeers >= tp->cfg.max_peers ||
-	    (tp->npeers == tp->peer_cap && tp_peer_table_grow(tp)))
-		return NULL;
-	peer = calloc(1, tp->cfg.peer_size);
 	if (!peer)
 		return NULL;
 	if (srd_tp_paths_init(tp, peer) ||
-	    srd_seqwin_init(&peer->rx_win, SRD_TP_WINDOW_MAX, 0)) {
+	    srd_seqwin_init(&peer->rx_win, SRD_TP_WINDOW_MAX, 0) ||
+	    (index = tp_peer_slot(tp)) == UINT32_MAX) {
+		srd_seqwin_fini(&peer->rx_win);
 		free(peer->paths);
 		free(peer);
 		return NULL;
 	}
 	peer->addr = *addr;
-	peer->index = tp->npeers;
+	peer->index = index;
+	peer->last_heard_ns = srd_tp_now(tp);
 	srd_heap_node_init(&peer->timer);
 	srd_dlist_init(&peer->tx_queue);
 	srd_dlist_init(&peer->tx_inflight_list);
@@ -100,7 +156,9 @@ static struct srd_tp_peer *tp_peer_alloc(struct srd_tp *tp,
 	srd_dlist_init(&peer->ack_entry);
 	peer->rto_ns = SRD_TP_RTO_INIT_NS;
 	peer->good_path = SRD_TP_PATH_NONE;
-	tp->peer_table[tp->npeers++] = peer;
+	tp->peer_table[index] = peer;
+	if (index == tp->npeers)
+		tp->npeers++;
 	srd_hmap_insert(&tp->peers, &peer->hnode, srd_tp_addr_hash(tp, addr));
 	if (tp->ops->peer_init)
 		tp->ops->peer_init(tp->ctx, peer);
@@ -371,6 +429,7 @@ static void tp_rx_session_open(struct srd_tp *tp, struct srd_tp_peer *peer,
 	peer->rx_session = hs->session;
 	peer->rx_token = base->token;
 	peer->rx_active = true;
+	peer->last_heard_ns = srd_tp_now(tp);
 	srd_seqwin_reset(&peer->rx_win, hs->init_psn);
 	peer->rx_unacked = 0;
 	peer->ack_deadline = 0;
