@@ -223,4 +223,10 @@ Test(auth, a_key_file_sets_the_job_key, .timeout = 60)
 	unlink(path);
 	cr_assert_str_eq(bhost_try_open(&a, FI_VERSION(1, 17), FI_MSG, 0, 0),
 			 "fi_endpoint");
+	/* what did open is closed (no leak under ASan) */
+	cr_assert_eq(fi_close(&a.cq->fid), 0);
+	cr_assert_eq(fi_close(&a.av->fid), 0);
+	cr_assert_eq(fi_close(&a.domain->fid), 0);
+	cr_assert_eq(fi_close(&a.fabric->fid), 0);
+	fi_freeinfo(a.info);
 }

@@ -1091,7 +1091,7 @@ Test(rma, read_from_a_target_that_stops_fails_in_time, .timeout = 60)
 	int up[2], down[2];
 	struct tgt_info ti;
 	struct rhost a;
-	uint8_t sa[64];
+	uint8_t sa[64] = { 0 };	/* all of it goes down the pipe */
 	size_t alen = sizeof(sa);
 	uint8_t *dst = malloc(len);
 	struct fi_cq_data_entry e;

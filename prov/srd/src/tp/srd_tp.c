@@ -247,22 +247,15 @@ void srd_tp_peer_rearm(struct srd_tp *tp, struct srd_tp_peer *peer)
 }
 
 /* Finds the sending peer: the IP is the datagram's source, the port the
- * one the header names.  A stream's datagrams come from one peer in a
- * row: the last one is tried before the hash. */
+ * one the header names. */
 static struct srd_tp_peer *tp_rx_peer(struct srd_tp *tp,
 				      const struct srd_wire_rx *rx,
 				      const struct srd_base_hdr *base)
 {
 	union srd_wire_addr addr = rx->src;
-	struct srd_tp_peer *peer;
 
 	srd_wire_addr_set_port(&addr, base->src_port);
-	if (tp->last_peer && srd_wire_addr_equal(&tp->last_peer->addr, &addr))
-		return tp->last_peer;
-	peer = srd_tp_peer_find(tp, &addr);
-	if (peer)
-		tp->last_peer = peer;
-	return peer;
+	return srd_tp_peer_find(tp, &addr);
 }
 
 /* Whether the packet belongs to a session we have with this peer, by its

@@ -168,15 +168,21 @@ static struct srd_tp_peer *tp_peer_alloc(struct srd_tp *tp,
 struct srd_tp_peer *srd_tp_peer_find(struct srd_tp *tp,
 				     const union srd_wire_addr *addr)
 {
-	struct srd_hnode *node = srd_hmap_find(&tp->peers,
-					       srd_tp_addr_hash(tp, addr));
+	struct srd_hnode *node;
 
+	/* A stream's packets, and a sender's posts, name one peer in a
+	 * row: the last one found is tried before the keyed hash. */
+	if (tp->last_peer && srd_wire_addr_equal(&tp->last_peer->addr, addr))
+		return tp->last_peer;
+	node = srd_hmap_find(&tp->peers, srd_tp_addr_hash(tp, addr));
 	for (; node; node = srd_hmap_next(node)) {
 		struct srd_tp_peer *peer =
 			srd_container_of(node, struct srd_tp_peer, hnode);
 
-		if (srd_wire_addr_equal(&peer->addr, addr))
+		if (srd_wire_addr_equal(&peer->addr, addr)) {
+			tp->last_peer = peer;
 			return peer;
+		}
 	}
 	return NULL;
 }
