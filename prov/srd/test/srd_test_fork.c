@@ -144,6 +144,97 @@ __attribute__((constructor)) static void exit_child_main(void)
 	exit(0);
 }
 
+/* The signalled process of the next test: this binary run again with
+ * SRD_TEST_SIGNAL_CHILD=FD.  Two endpoints stream messages to each other
+ * for ever; SIGTERM and SIGINT run a handler that calls exit(), as
+ * libinfinipath's does in every process Debian's libfabric loads PSM
+ * into.  The signal may land while this thread holds the domain lock
+ * inside progress: exit's cleanup must not wait for that lock.  It
+ * writes a byte to FD once traffic runs. */
+static void exit_on_signal(int sig)
+{
+	(void)sig;
+	exit(0);
+}
+
+__attribute__((constructor)) static void signal_child_main(void)
+{
+	const char *fd = getenv("SRD_TEST_SIGNAL_CHILD");
+	struct bhost a, b;
+	fi_addr_t to_b;
+	unsigned seed = 1;
+
+	if (!fd)
+		return;
+	STEP(bhost_try_open(&a, FI_VERSION(1, 17), FI_MSG, 0, 0) != NULL);
+	STEP(bhost_try_open(&b, FI_VERSION(1, 17), FI_MSG, 0, 0) != NULL);
+	STEP(fi_av_insert(a.av, b.addr, 1, &to_b, 0, NULL) != 1);
+	signal(SIGTERM, exit_on_signal);
+	signal(SIGINT, exit_on_signal);
+	STEP(write(atoi(fd), "r", 1) != 1);
+	for (;;)
+		STEP(exchange(&a, to_b, &b, 10, seed++) != 10);
+}
+
+/* SIGTERM or SIGINT, handled by exit(), at random moments of traffic:
+ * the process exits within 2 s every time (before the fix some hung for
+ * ever: exit's cleanup waited for the domain lock the interrupted thread
+ * held). */
+Test(fork, exit_from_a_signal_handler_mid_traffic_does_not_hang,
+     .timeout = 180)
+{
+	const char *asan = getenv("ASAN_OPTIONS");
+	char asan_child[512], fdstr[16];
+	int hung = 0, failed = 0;
+	unsigned seed = 7;
+
+	snprintf(asan_child, sizeof(asan_child), "%s%sdetect_leaks=0",
+		 asan ? asan : "", asan ? ":" : "");
+	for (int k = 0; k < 20; k++) {
+		int status = 0, pipefd[2];
+		double end;
+		pid_t kid, w = 0;
+		char c;
+
+		cr_assert_eq(pipe(pipefd), 0);
+		fflush(NULL);
+		kid = fork();
+		cr_assert_geq(kid, 0);
+		if (!kid) {
+			char *argv[] = { "srd_test_fork", NULL };
+
+			close(pipefd[0]);
+			snprintf(fdstr, sizeof(fdstr), "%d", pipefd[1]);
+			setenv("SRD_TEST_SIGNAL_CHILD", fdstr, 1);
+			setenv("FI_SRD_IFACE", "lo", 1);
+			setenv("FI_SRD_PROGRESS_IDLE_US", "200", 1);
+			setenv("ASAN_OPTIONS", asan_child, 1);
+			execv("/proc/self/exe", argv);
+			_exit(3);
+		}
+		close(pipefd[1]);
+		cr_assert_eq(read(pipefd[0], &c, 1), 1, "the child never ran");
+		close(pipefd[0]);
+		usleep(2000 + rand_r(&seed) % 50000);
+		kill(kid, k % 2 ? SIGINT : SIGTERM);
+		for (end = now_s() + 2 * time_scale(); now_s() < end;) {
+			w = waitpid(kid, &status, WNOHANG);
+			if (w == kid)
+				break;
+			usleep(1000);
+		}
+		if (w != kid) {
+			hung++;
+			kill(kid, SIGKILL);
+			waitpid(kid, &status, 0);
+		} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			failed++;
+		}
+	}
+	cr_assert_eq(hung, 0, "%d of 20 signalled processes hung", hung);
+	cr_assert_eq(failed, 0, "%d of 20 signalled processes failed", failed);
+}
+
 /* A process exiting with its endpoint open while the progress thread
  * works on it exits cleanly, every time (before the fix, 2 to 6 of the
  * 20 crashed: the thread ran on in the unloaded provider). */

@@ -23,6 +23,7 @@
 #include "srd.h"
 
 #include <sched.h>
+#include <time.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -89,7 +90,8 @@ static void *progress_main(void *arg)
 	if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle))
 		SRD_INFO(FI_LOG_DOMAIN, "progress thread keeps its priority\n");
 	pthread_mutex_lock(&dom->lock);
-	while (!prog->stop) {
+	/* stop is also set without the lock (srd_progress_stop_all) */
+	while (!__atomic_load_n(&prog->stop, __ATOMIC_ACQUIRE)) {
 		uint64_t now = srd_clock_now_ns(), until = UINT64_MAX;
 		struct srd_dlist *e;
 
@@ -158,7 +160,7 @@ static void progress_halt(struct srd_progress *prog)
 	if (prog->owner != getpid())
 		return;
 	pthread_mutex_lock(&prog->dom->lock);
-	prog->stop = true;
+	__atomic_store_n(&prog->stop, true, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&prog->dom->lock);
 	srd_wait_signal(&prog->all);
 	pthread_join(prog->thread, NULL);
@@ -183,12 +185,41 @@ void srd_progress_stop(struct srd_domain *dom)
 /* The provider's cleanup: stops every thread still running.  Their
  * domains stay as they are (the process is exiting); only the threads
  * must not outlive our code. */
+/* At exit a thread may be stuck for good: the thread running the exit
+ * (a signal handler called exit(), as libinfinipath's does on SIGTERM)
+ * may hold the domain lock, interrupted inside progress.  So neither
+ * the lock is taken nor the join waited on for longer than this; a
+ * thread still not back then is waiting for that lock, which nothing
+ * releases any more, and never runs provider code again. */
+#define SRD_PROGRESS_EXIT_JOIN_NS	(500 * SRD_NS_PER_MS)
+
+static void progress_halt_at_exit(struct srd_progress *prog)
+{
+	struct timespec until;
+	uint64_t ns;
+
+	srd_dlist_remove(&prog->all_entry);
+	prog->running = false;
+	if (prog->owner != getpid())
+		return;
+	__atomic_store_n(&prog->stop, true, __ATOMIC_RELEASE);
+	srd_wait_signal(&prog->all);
+	clock_gettime(CLOCK_REALTIME, &until);
+	ns = (uint64_t)until.tv_nsec + SRD_PROGRESS_EXIT_JOIN_NS;
+	until.tv_sec += (time_t)(ns / SRD_NS_PER_S);
+	until.tv_nsec = (long)(ns % SRD_NS_PER_S);
+	if (pthread_timedjoin_np(prog->thread, NULL, &until))
+		SRD_INFO(FI_LOG_DOMAIN,
+			 "exit: a progress thread waits for a domain lock the exiting thread holds; left behind\n");
+}
+
 void srd_progress_stop_all(void)
 {
 	pthread_mutex_lock(&progress_all_lock);
 	while (!srd_dlist_empty(&progress_all))
-		progress_halt(srd_container_of(progress_all.next,
-					       struct srd_progress, all_entry));
+		progress_halt_at_exit(srd_container_of(progress_all.next,
+						       struct srd_progress,
+						       all_entry));
 	pthread_mutex_unlock(&progress_all_lock);
 }
 
