@@ -28,7 +28,7 @@
 #      its one-sided case alone takes two minutes on 2 cores), the SIGSTOPped-rank test,
 #      and the suite at 2 ranks over the verbs wire (emulated device).
 # --full adds the sft and the two-sided MPI suites against tcp;ofi_rxm
-# (proof the tests test the API) and a longer loss run.  Every stage prints its time; the last line
+# (proof the tests test the API).  Every stage prints its time; the last line
 # counts stages: "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
