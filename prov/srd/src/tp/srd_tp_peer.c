@@ -492,18 +492,30 @@ static void tp_hs_handle_req(struct srd_tp *tp, const union srd_wire_addr *addr,
 	tp_hs_post(tp, peer, SRD_PKT_HS_RESP);
 }
 
+/* Whether an HS_COOKIE or HS_RESP answers the request we are waiting
+ * on: its session, its token (never sent elsewhere), to this
+ * incarnation.  Anything else is counted and dropped. */
+static bool tp_hs_answers_ours(struct srd_tp *tp,
+			       const struct srd_tp_peer *peer,
+			       const struct srd_base_hdr *base,
+			       const struct srd_hs_hdr *hs)
+{
+	if (peer->tx_state == SRD_TP_TX_HS_SENT &&
+	    hs->session == peer->tx_session && base->token == peer->tx_token &&
+	    base->dst_conn == tp->conn_id)
+		return true;
+	tp->cnt.rx_drop_conn++;
+	return false;
+}
+
 /* HS_COOKIE: the receiver wants proof that we receive at our address;
  * the same request goes again at once, with the cookie. */
 static void tp_hs_handle_cookie(struct srd_tp *tp, struct srd_tp_peer *peer,
 				const struct srd_base_hdr *base,
 				const struct srd_hs_hdr *hs)
 {
-	if (peer->tx_state != SRD_TP_TX_HS_SENT ||
-	    hs->session != peer->tx_session || base->token != peer->tx_token ||
-	    base->dst_conn != tp->conn_id) {
-		tp->cnt.rx_drop_conn++;
+	if (!tp_hs_answers_ours(tp, peer, base, hs))
 		return;
-	}
 	/* one answer per timeout: a cookie that keeps failing (the
 	 * receiver restarted meanwhile, say) must not ping-pong at RTT */
 	if (peer->hs_cookie_sent)
@@ -550,12 +562,8 @@ static void tp_hs_handle_resp(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	uint64_t limit;
 
-	if (peer->tx_state != SRD_TP_TX_HS_SENT ||
-	    hs->session != peer->tx_session || base->token != peer->tx_token ||
-	    base->dst_conn != tp->conn_id) {
-		tp->cnt.rx_drop_conn++;
+	if (!tp_hs_answers_ours(tp, peer, base, hs))
 		return;
-	}
 	/* A new incarnation answering our request: the one whose session
 	 * we had is gone (it would have answered with its own id). */
 	peer->tx_remote_conn = base->src_conn;

@@ -37,11 +37,8 @@ void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
 	const struct srd_base_hdr *base = (const void *)buf;
 	int ret;
 
-	if (!peer->rx_active || base->src_conn != peer->rx_conn) {
-		tp->cnt.rx_drop_conn++;
-		return;
-	}
-	/* A piggybacked point we already have (every packet of a bulk
+	/* tp_rx_one checked the receive session (ids and token).
+	 * A piggybacked point we already have (every packet of a bulk
 	 * stream repeats it) acks nothing: skip the window's bookkeeping.
 	 * The packet's token proved its sender; the point counts only if
 	 * that incarnation is the one our send session runs to. */
@@ -100,8 +97,8 @@ void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		tp->cnt.rx_drop_malformed++;
 		return;
 	}
-	if (base->src_conn != peer->tx_remote_conn ||
-	    ack->session != peer->tx_session) {
+	/* ids and token were checked (tp_rx_one); the session id is ours */
+	if (ack->session != peer->tx_session) {
 		tp->cnt.rx_drop_conn++;
 		return;
 	}
