@@ -5,7 +5,7 @@
 # against the two places that document them: README.md's parameter table
 # and fi_srd(7)'s RUNTIME PARAMETERS.  Fails, naming the parameter, when
 # one lacks an entry, documents a parameter the provider does not have,
-# or gives another default.  Needs FI_PROVIDER_PATH to find the build.
+# or gives another default or range.  Needs FI_PROVIDER_PATH to find the build.
 set -u
 top=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 readme=$top/README.md
@@ -24,47 +24,61 @@ if [ -n "$so" ] && readelf -d "$so" 2>/dev/null | grep -q 'NEEDED.*libasan'; the
 fi
 fi_info_run() { timeout 60 "${pre[@]}" fi_info "$@"; }
 
-# NAME DEFAULT, from the provider
+# NAME<TAB>DEFAULT<TAB>RANGE, from the provider
 prov=$(fi_info_run -p srd -e 2>/dev/null | awk '
 	/^# FI_SRD_[A-Z0-9_]*:/ { name = $2; sub(/:$/, "", name); next }
 	name != "" && /\(default: [^)]*\)$/ {
 		d = $0; sub(/.*\(default: /, "", d); sub(/\)$/, "", d)
-		print name, d; name = "" }')
+		r = ""
+		if (match($0, /\(range: [^)]*\)/)) {
+			r = substr($0, RSTART + 8, RLENGTH - 9); gsub(/, */, ",", r) }
+		print name "\t" d "\t" r; name = "" }')
 [ -n "$prov" ] || { echo "FAIL: fi_info -p srd -e lists no FI_SRD_ parameter"; exit 1; }
 
-# NAME DEFAULT, from README's table: | `FI_SRD_X` | default | ... |
+# the same, from README's table: | `FI_SRD_X` | default | range | ... |
 doc_readme=$(awk -F'|' '$2 ~ /^ `FI_SRD_[A-Z0-9_]*` $/ {
 	n = $2; gsub(/[ `]/, "", n); d = $3; gsub(/^ +| +$/, "", d)
-	print n, d }' "$readme")
+	r = $4; gsub(/^ +| +$/, "", r); gsub(/, */, ",", r)
+	print n "\t" d "\t" r }' "$readme")
 
-# NAME DEFAULT, from the man page: ".TP / .B FI_SRD_X ... Default: V"
+# the same, from the man page: ".TP / .B FI_SRD_X ... Range: R. Default: V"
 doc_man=$(awk '
 	/^\.SH RUNTIME PARAMETERS/ { in_sec = 1; next }
 	/^\.SH / { in_sec = 0 }
 	!in_sec { next }
 	/^\.TP/ { tp = 1; next }
-	tp && /^\.B FI_SRD_/ { name = $2; tp = 0; next }
+	tp && /^\.B FI_SRD_/ { name = $2; tp = 0; r = ""; next }
 	{ tp = 0 }
+	name != "" && /^Range: / {
+		r = $0; sub(/^Range: /, "", r); gsub(/\\-/, "-", r)
+		sub(/\.$/, "", r); gsub(/, */, ",", r) }
 	name != "" && /^Default: / {
 		d = $2; gsub(/\\-/, "-", d); sub(/[.,]$/, "", d)
-		print name, d; name = "" }' "$man")
+		print name "\t" d "\t" r; name = "" }' "$man")
 
 fail=0
-check() {	# check WHERE LIST: every provider parameter there, same default
-	local where=$1 list=$2 name def doc
-	while read -r name def; do
-		doc=$(awk -v n="$name" '$1 == n { $1 = ""; sub(/^ /, ""); print; exit }' <<<"$list")
+check() {	# check WHERE LIST: every provider parameter there, same default and range
+	local where=$1 list=$2 name def range doc ddef drange
+	while IFS=$'\t' read -r name def range; do
+		doc=$(awk -F'\t' -v n="$name" '$1 == n { print; exit }' <<<"$list")
+		IFS=$'\t' read -r _ ddef drange <<<"$doc"
 		if [ -z "$doc" ]; then
 			echo "FAIL: $name is not documented in $where"
 			fail=1
-		elif [ "${doc%% *}" != "${def%% *}" ] && [ "$doc" != "$def" ]; then
-			echo "FAIL: $name: default $def, but $where says $doc"
+			continue
+		fi
+		if [ "${ddef%% *}" != "${def%% *}" ] && [ "$ddef" != "$def" ]; then
+			echo "FAIL: $name: default $def, but $where says $ddef"
+			fail=1
+		fi
+		if [ "$drange" != "$range" ]; then
+			echo "FAIL: $name: range $range, but $where says ${drange:-nothing}"
 			fail=1
 		fi
 	done <<<"$prov"
-	while read -r name _; do
+	while IFS=$'\t' read -r name _; do
 		[ -n "$name" ] || continue
-		grep -q "^$name " <<<"$prov" || {
+		grep -q "^$name"$'\t' <<<"$prov" || {
 			echo "FAIL: $where documents $name, which the provider does not define"
 			fail=1; }
 	done <<<"$list"
@@ -94,5 +108,5 @@ if ! grep -qF "interface lo (127.0.0.1:0) skipped: not in FI_SRD_IFACE" <<<"$out
 	fail=1
 fi
 n=$(wc -l <<<"$prov")
-[ $fail -eq 0 ] && echo "PASS: $n FI_SRD_* parameters, README.md and fi_srd(7) agree with fi_info -e; out-of-range values refused with a warning"
+[ $fail -eq 0 ] && echo "PASS: $n FI_SRD_* parameters, README.md and fi_srd(7) agree with fi_info -e (defaults and ranges); out-of-range values refused with a warning"
 exit $fail

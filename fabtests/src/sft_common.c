@@ -632,3 +632,47 @@ int sft_verify(const void *buf, size_t len, uint64_t seed, const char *what)
 	       first_exp, p[first], bad);
 	return -1;
 }
+
+/* The pattern of bytes [off, off + len) of a message filled by
+ * sft_fill(seed): a piece at a time, so a program can fill or check a
+ * large buffer between polls instead of in one stretch.  off is a
+ * multiple of 8. */
+void sft_fill_range(void *msg, size_t off, size_t len, uint64_t seed)
+{
+	uint8_t *p = msg;
+	size_t end = off + len, k;
+	uint64_t w;
+
+	for (; off < end; off += 8) {
+		w = pattern_word(seed, off >> 3);
+		if (end - off >= 8) {
+			memcpy(p + off, &w, 8);	/* little-endian: sft_fill's order */
+			continue;
+		}
+		for (k = 0; off + k < end; k++)
+			p[off + k] = (uint8_t)(w >> (k * 8));
+	}
+}
+
+/* 0 when bytes [off, off + len) hold sft_fill(seed)'s pattern; -1 (and
+ * nothing printed) when one differs: sft_verify then says where. */
+int sft_check_range(const void *msg, size_t off, size_t len, uint64_t seed)
+{
+	const uint8_t *p = msg;
+	size_t end = off + len, k;
+	uint64_t w, got;
+
+	for (; off < end; off += 8) {
+		w = pattern_word(seed, off >> 3);
+		if (end - off >= 8) {
+			memcpy(&got, p + off, 8);
+			if (got != w)
+				return -1;
+			continue;
+		}
+		for (k = 0; off + k < end; k++)
+			if (p[off + k] != (uint8_t)(w >> (k * 8)))
+				return -1;
+	}
+	return 0;
+}

@@ -165,11 +165,19 @@ void sft_buf_alloc(struct sft_ctx *c, struct sft_buf *b, size_t len);
 void sft_buf_free(struct sft_buf *b);
 void sft_fill(void *buf, size_t len, uint64_t seed);
 int sft_verify(const void *buf, size_t len, uint64_t seed, const char *what);
+void sft_fill_range(void *msg, size_t off, size_t len, uint64_t seed);
+int sft_check_range(const void *msg, size_t off, size_t len, uint64_t seed);
 
 /* completions (sft_cq.c) */
 void sft_progress(struct sft_ctx *c);
 int sft_get_comp(struct sft_ctx *c, struct sft_cq *cq, struct sft_comp *out,
 		 int timeout_ms);
+/* sft_wait_ok that calls idle(arg) between polls while nothing has
+ * completed: work that must not stop progress for long (idle does a
+ * small piece each call). */
+void sft_wait_ok_idle(struct sft_ctx *c, struct sft_cq *cq,
+		      struct fi_cq_tagged_entry *e, void (*idle)(void *),
+		      void *arg);
 void sft_wait_ok(struct sft_ctx *c, struct sft_cq *cq,
 		 struct fi_cq_tagged_entry *e);
 void sft_wait_err(struct sft_ctx *c, struct sft_cq *cq,

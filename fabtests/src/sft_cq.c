@@ -92,8 +92,9 @@ void sft_progress(struct sft_ctx *c)
 	cq_drain(&c->rxcq);
 }
 
-int sft_get_comp(struct sft_ctx *c, struct sft_cq *cq, struct sft_comp *out,
-		 int timeout_ms)
+static int get_comp_idle(struct sft_ctx *c, struct sft_cq *cq,
+			 struct sft_comp *out, int timeout_ms,
+			 void (*idle)(void *), void *arg)
 {
 	uint64_t t0 = sft_now_us();
 
@@ -105,9 +106,17 @@ int sft_get_comp(struct sft_ctx *c, struct sft_cq *cq, struct sft_comp *out,
 		sft_progress(c);
 		if (cq->tail != cq->head)
 			continue;
+		if (idle)
+			idle(arg);
 		if (sft_now_us() - t0 > (uint64_t)timeout_ms * 1000)
 			return -FI_ETIMEDOUT;
 	}
+}
+
+int sft_get_comp(struct sft_ctx *c, struct sft_cq *cq, struct sft_comp *out,
+		 int timeout_ms)
+{
+	return get_comp_idle(c, cq, out, timeout_ms, NULL, NULL);
 }
 
 static void die_err_comp(const struct sft_cq *cq, const struct sft_comp *comp)
@@ -121,9 +130,16 @@ static void die_err_comp(const struct sft_cq *cq, const struct sft_comp *comp)
 void sft_wait_ok(struct sft_ctx *c, struct sft_cq *cq,
 		 struct fi_cq_tagged_entry *e)
 {
+	sft_wait_ok_idle(c, cq, e, NULL, NULL);
+}
+
+void sft_wait_ok_idle(struct sft_ctx *c, struct sft_cq *cq,
+		      struct fi_cq_tagged_entry *e, void (*idle)(void *),
+		      void *arg)
+{
 	struct sft_comp comp;
 
-	if (sft_get_comp(c, cq, &comp, SFT_COMP_TIMEOUT_MS))
+	if (get_comp_idle(c, cq, &comp, SFT_COMP_TIMEOUT_MS, idle, arg))
 		sft_die("no completion on %s within %d ms", cq->name,
 			SFT_COMP_TIMEOUT_MS);
 	if (comp.is_err)

@@ -224,13 +224,44 @@ static void param_default_str(const struct srd_param_def *p, char *buf,
 	}
 }
 
+/* "1 to 256", or "at least 1" when the type's largest value is the top */
+static void param_range_str(const struct srd_param_def *p, int64_t top,
+			    char *buf, size_t len)
+{
+	if (p->max == top)
+		snprintf(buf, len, "at least %" PRId64, p->min);
+	else
+		snprintf(buf, len, "%" PRId64 " to %" PRId64, p->min, p->max);
+}
+
+/* The accepted values, as text: what fi_info -e shows as "(range: ...)"
+ * and the docs' range column and "Range:" lines say (params_check.sh). */
+static void param_range_doc(const struct srd_param_def *p, char *buf,
+			    size_t len)
+{
+	switch (p->type) {
+	case FI_PARAM_INT:
+		param_range_str(p, INT_MAX, buf, len);
+		break;
+	case FI_PARAM_SIZE_T:
+		param_range_str(p, SRD_NO_MAX, buf, len);
+		break;
+	case FI_PARAM_BOOL:
+		snprintf(buf, len, "0 or 1");
+		break;
+	default:
+		snprintf(buf, len, "%s", p->choices ? p->choices : "any");
+	}
+}
+
 static void param_define(const struct srd_param_def *p)
 {
-	char def[64];
+	char def[64], range[128];
 
 	param_default_str(p, def, sizeof(def));
-	fi_param_define(&srd_prov, p->name, p->type, "%s (default: %s)",
-			p->help, def);
+	param_range_doc(p, range, sizeof(range));
+	fi_param_define(&srd_prov, p->name, p->type,
+			"%s (range: %s) (default: %s)", p->help, range, def);
 }
 
 static void param_refuse(const struct srd_param_def *p, const char *value,
@@ -246,16 +277,6 @@ static void param_refuse(const struct srd_param_def *p, const char *value,
 	param_default_str(p, def, sizeof(def));
 	SRD_WARN(FI_LOG_CORE, "FI_SRD_%s=%s refused (%s); using %s\n", name,
 		 value, why, def);
-}
-
-/* "1 to 256", or "at least 1" when the type's largest value is the top */
-static void param_range_str(const struct srd_param_def *p, int64_t top,
-			    char *buf, size_t len)
-{
-	if (p->max == top)
-		snprintf(buf, len, "at least %" PRId64, p->min);
-	else
-		snprintf(buf, len, "%" PRId64 " to %" PRId64, p->min, p->max);
 }
 
 static void param_read_int(const struct srd_param_def *p)
