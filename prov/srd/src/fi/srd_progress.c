@@ -22,6 +22,8 @@
 #include "srd_minmax.h"
 #include "srd.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <time.h>
 #include <stdlib.h>
@@ -130,6 +132,7 @@ static int progress_create(struct srd_domain *dom)
 static int progress_start(struct srd_domain *dom)
 {
 	struct srd_progress *prog;
+	sigset_t all, mask;
 	int ret;
 
 	if (!srd_params.progress_thread || (dom->progress &&
@@ -141,8 +144,18 @@ static int progress_start(struct srd_domain *dom)
 	prog->dom = dom;
 	prog->owner = getpid();
 	pthread_mutex_lock(&progress_all_lock);
+	/* The thread starts with every signal blocked: a signal sent to the
+	 * process (SIGTERM from scancel, SIGINT from Ctrl-C) is then taken by
+	 * one of the application's threads, never by the provider's, which
+	 * would run the application's handler (exit(), as libinfinipath's
+	 * does) from inside progress. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &mask);
 	ret = pthread_create(&prog->thread, NULL, progress_main, dom);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	if (!ret) {
+		/* what top -H and /proc/PID/task/TID/comm show */
+		pthread_setname_np(prog->thread, "srd-progress");
 		prog->running = true;
 		srd_dlist_insert_tail(&progress_all, &prog->all_entry);
 	}
