@@ -80,6 +80,11 @@ const struct srd_iface *srd_iface_find(const struct srd_iface *ifaces,
 int srd_getinfo(uint32_t version, const char *node, const char *service,
 		uint64_t flags, const struct fi_info *hints,
 		struct fi_info **info);
+/* Records why hints are refused (srd_getinfo logs it at debug);
+ * returns -FI_ENODATA. */
+int srd_info_refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *srd_info_refusal(void);
+void srd_info_refusal_clear(void);
 int srd_info_build(uint32_t version, const struct fi_info *hints,
 		   const struct srd_iface *iface, struct fi_info **info);
 bool srd_progress_auto_ok(void);

@@ -3,13 +3,16 @@
  * srd_attr.c: what srd offers, and how an fi_info is built for one
  * interface from the caller's hints: every hint is either satisfied and
  * echoed (threading, av_type, progress, mr_mode, ordering, sizes) or
- * answered with -FI_ENODATA.  Hints are read, and answers written, as
- * the caller's API version defines them (srd_fi_compat.h).  No objects
- * are created here.
+ * answered with -FI_ENODATA, the field and why recorded for the debug
+ * line srd_getinfo writes (srd_info_refuse).  Hints are read, and
+ * answers written, as the caller's API version defines them
+ * (srd_fi_compat.h).  No objects are created here.
  */
 #include "config.h"
 #include "srd.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #define SRD_PROTOCOL		(SRD_PROV_SPECIFIC | 0x535244)	/* "SRD" */
@@ -41,6 +44,40 @@
 #define SRD_MR_MODE_RMA		(FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | \
 				 FI_MR_PROV_KEY)
 
+/* Why the last srd_info_build on this thread answered -FI_ENODATA:
+ * srd_getinfo says it at debug level (fi_srd(7), LOGGING).  Written on
+ * refusals only. */
+static __thread char attr_why[256];
+
+int srd_info_refuse(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(attr_why, sizeof(attr_why), fmt, ap);
+	va_end(ap);
+	return -FI_ENODATA;
+}
+
+const char *srd_info_refusal(void)
+{
+	return attr_why;
+}
+
+void srd_info_refusal_clear(void)
+{
+	attr_why[0] = '\0';
+}
+
+/* A value as libfabric spells it (fi_tostr_r), for refusals. */
+static const char *attr_str(char *buf, size_t len, const void *value,
+			    enum fi_type type)
+{
+	return fi_tostr_r(buf, len, value, type);
+}
+
+#define ATTR_BUF	128
+
 bool srd_progress_auto_ok(void)
 {
 	return srd_params.progress_thread;
@@ -58,7 +95,8 @@ bool srd_progress_auto_ok(void)
 static int attr_caps(uint32_t version, uint64_t want, uint64_t *caps)
 {
 	uint64_t offered = SRD_CAPS;
-	uint64_t primary;
+	uint64_t primary, extra;
+	char buf[ATTR_BUF * 4];
 
 	if (!want) {
 		*caps = SRD_CAPS & ~FI_RMA_EVENT;
@@ -66,12 +104,15 @@ static int attr_caps(uint32_t version, uint64_t want, uint64_t *caps)
 	}
 	if (srd_api_ge(version, 2, 0))
 		offered |= SRD_CAPS_2_0;
-	if (want & ~offered)
-		return -FI_ENODATA;
+	extra = want & ~offered;
+	if (extra)
+		return srd_info_refuse("caps %s not offered",
+				       attr_str(buf, sizeof(buf), &extra,
+						FI_TYPE_CAPS));
 	primary = want & (SRD_PRIMARY_CAPS | SRD_CAPS_2_0);
 	if (!(primary & (FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC))) {
 		if (primary & SRD_DIRECTED_CAPS)
-			return -FI_ENODATA;
+			return srd_info_refuse("caps: a directed receive without FI_MSG or FI_TAGGED");
 		primary |= FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC;
 	}
 	if ((primary & (FI_MSG | FI_TAGGED)) &&
@@ -116,13 +157,17 @@ static uint64_t attr_caps_fit_mr(uint32_t version, const struct fi_info *hints,
  */
 static int attr_mr_mode(uint32_t version, uint64_t caps, int want, int *out)
 {
+	char buf[ATTR_BUF];
+
 	if (!(caps & (FI_RMA | FI_ATOMIC))) {
 		*out = 0;
 		return 0;
 	}
 	if (!srd_api_ge(version, 1, 5)) {
 		if (want != SRD_MR_UNSPEC && want != SRD_MR_BASIC)
-			return -FI_ENODATA;
+			return srd_info_refuse("domain_attr->mr_mode %s: before API 1.5 only FI_MR_BASIC",
+					       attr_str(buf, sizeof(buf), &want,
+							FI_TYPE_MR_MODE));
 		*out = SRD_MR_BASIC;
 		return 0;
 	}
@@ -137,7 +182,9 @@ static int attr_mr_mode(uint32_t version, uint64_t caps, int want, int *out)
 		return 0;
 	}
 	if ((want & SRD_MR_MODE_RMA) != SRD_MR_MODE_RMA)
-		return -FI_ENODATA;
+		return srd_info_refuse("domain_attr->mr_mode %s lacks some of FI_MR_VIRT_ADDR, FI_MR_ALLOCATED, FI_MR_PROV_KEY, which FI_RMA and FI_ATOMIC need",
+				       attr_str(buf, sizeof(buf), &want,
+						FI_TYPE_MR_MODE));
 	*out = SRD_MR_MODE_RMA;
 	return 0;
 }
@@ -164,7 +211,8 @@ static int attr_threading(uint32_t version, enum fi_threading want,
 		*out = want;
 		return 0;
 	default:
-		return -FI_ENODATA;
+		return srd_info_refuse("domain_attr->threading %d not offered",
+				       (int)want);
 	}
 }
 
@@ -192,11 +240,14 @@ static int attr_progress(uint32_t version, bool control,
 	case FI_PROGRESS_AUTO:
 		/* True only while the progress thread runs. */
 		if (!srd_progress_auto_ok())
-			return -FI_ENODATA;
+			return srd_info_refuse("domain_attr->%s_progress FI_PROGRESS_AUTO needs the progress thread (FI_SRD_PROGRESS_THREAD=0)",
+					       control ? "control" : "data");
 		*out = FI_PROGRESS_AUTO;
 		return 0;
 	default:
-		return -FI_ENODATA;
+		return srd_info_refuse("domain_attr->%s_progress %d not offered",
+				       control ? "control" : "data",
+				       (int)want);
 	}
 }
 
@@ -231,16 +282,52 @@ static int attr_domain_since_1_17(uint32_t version,
 {
 #if HAVE_STRUCT_FI_DOMAIN_ATTR_MAX_EP_AUTH_KEY
 	if (srd_api_ge(version, 1, 20) && want->max_ep_auth_key > 1)
-		return -FI_ENODATA;
+		return srd_info_refuse("domain_attr->max_ep_auth_key %zu: one key per endpoint",
+				       want->max_ep_auth_key);
 #endif
 #if HAVE_STRUCT_FI_DOMAIN_ATTR_MAX_GROUP_ID
 	if (srd_api_ge(version, 2, 0) && want->max_group_id)
-		return -FI_ENODATA;
+		return srd_info_refuse("domain_attr->max_group_id: no peer groups");
 #endif
 	/* max_cntr_value, max_err_cntr_value: srd's are UINT64_MAX, no
 	 * request exceeds them. */
 	(void) version;
 	(void) want;
+	return 0;
+}
+
+static int attr_av_type(enum fi_av_type want, enum fi_av_type *out)
+{
+	if (want == FI_AV_MAP || want == FI_AV_TABLE)
+		*out = want;
+	else if (want != FI_AV_UNSPEC)
+		return srd_info_refuse("domain_attr->av_type %d not offered",
+				       (int)want);
+	return 0;
+}
+
+/* The domain's sizes and counts: none may exceed srd's. */
+static int attr_domain_limits(const struct fi_domain_attr *want)
+{
+	char buf[ATTR_BUF * 2];
+	uint64_t extra = want->caps & ~(FI_LOCAL_COMM | FI_REMOTE_COMM);
+
+	if (want->mr_key_size > SRD_MR_KEY_SIZE)
+		return srd_info_refuse("domain_attr->mr_key_size %zu over %d",
+				       want->mr_key_size, SRD_MR_KEY_SIZE);
+	if (want->cq_data_size > SRD_CQ_DATA_SIZE)
+		return srd_info_refuse("domain_attr->cq_data_size %zu over %d",
+				       want->cq_data_size, SRD_CQ_DATA_SIZE);
+	if (want->max_ep_tx_ctx > 1 || want->max_ep_rx_ctx > 1)
+		return srd_info_refuse("domain_attr->max_ep_tx_ctx/max_ep_rx_ctx over 1 (no scalable endpoints)");
+	if (want->max_ep_stx_ctx || want->max_ep_srx_ctx)
+		return srd_info_refuse("domain_attr->max_ep_stx_ctx/max_ep_srx_ctx: no shared contexts");
+	if (extra)
+		return srd_info_refuse("domain_attr->caps %s not offered",
+				       attr_str(buf, sizeof(buf), &extra,
+						FI_TYPE_CAPS));
+	if (want->max_err_data)
+		return srd_info_refuse("domain_attr->max_err_data: no provider error data");
 	return 0;
 }
 
@@ -276,7 +363,8 @@ static int attr_domain(uint32_t version, const struct fi_domain_attr *want,
 	if (ret || !want)
 		return ret;
 	if (want->name && strcmp(want->name, iface->name))
-		return -FI_ENODATA;
+		return srd_info_refuse("domain_attr->name %s is not %s",
+				       want->name, iface->name);
 	if ((ret = attr_threading(version, want->threading,
 				  &out->threading)) ||
 	    (ret = attr_progress(version, true, want->control_progress,
@@ -287,17 +375,9 @@ static int attr_domain(uint32_t version, const struct fi_domain_attr *want,
 		return ret;
 	if (want->resource_mgmt == FI_RM_DISABLED)
 		out->resource_mgmt = FI_RM_DISABLED;
-	if (want->av_type == FI_AV_MAP || want->av_type == FI_AV_TABLE)
-		out->av_type = want->av_type;
-	else if (want->av_type != FI_AV_UNSPEC)
-		return -FI_ENODATA;
-	if (want->mr_key_size > SRD_MR_KEY_SIZE ||
-	    want->cq_data_size > SRD_CQ_DATA_SIZE ||
-	    want->max_ep_tx_ctx > 1 || want->max_ep_rx_ctx > 1 ||
-	    want->max_ep_stx_ctx || want->max_ep_srx_ctx ||
-	    (want->caps & ~(FI_LOCAL_COMM | FI_REMOTE_COMM)) ||
-	    want->max_err_data)
-		return -FI_ENODATA;
+	if ((ret = attr_av_type(want->av_type, &out->av_type)) ||
+	    (ret = attr_domain_limits(want)))
+		return ret;
 	/* a job key (fi_srd(7) SECURITY): any 1 to 4096 bytes, kept */
 	return srd_auth_key_hint(want->auth_key, want->auth_key_size,
 				 (void **)&out->auth_key, &out->auth_key_size);
@@ -310,9 +390,40 @@ static bool attr_comp_order_ok(uint32_t version, uint64_t want)
 	return srd_api_ge(version, 2, 0) || !(want & ~SRD_ORDER_NONE);
 }
 
+/* What tx_attr and rx_attr share: op_flags, orders, queue size, iovs. */
+static int attr_xfer(uint32_t version, const char *dir, uint64_t op_flags,
+		     uint64_t offered, uint64_t msg_order, uint64_t comp_order,
+		     size_t size, size_t iov_limit)
+{
+	char buf[ATTR_BUF * 2];
+	uint64_t extra = op_flags & ~offered;
+
+	if (extra)
+		return srd_info_refuse("%s_attr->op_flags %s not offered", dir,
+				       attr_str(buf, sizeof(buf), &extra,
+						FI_TYPE_OP_FLAGS));
+	extra = msg_order & ~SRD_MSG_ORDER;
+	if (extra)
+		return srd_info_refuse("%s_attr->msg_order %s: srd orders FI_ORDER_SAS only",
+				       dir, attr_str(buf, sizeof(buf), &extra,
+						     FI_TYPE_MSG_ORDER));
+	if (!attr_comp_order_ok(version, comp_order))
+		return srd_info_refuse("%s_attr->comp_order: completions are unordered",
+				       dir);
+	if (size > SRD_SIZE_MAX)
+		return srd_info_refuse("%s_attr->size %zu over %d", dir, size,
+				       SRD_SIZE_MAX);
+	if (iov_limit > SRD_IOV_LIMIT)
+		return srd_info_refuse("%s_attr->iov_limit %zu over %d", dir,
+				       iov_limit, SRD_IOV_LIMIT);
+	return 0;
+}
+
 static int attr_tx(uint32_t version, const struct fi_tx_attr *want,
 		   uint64_t caps, struct fi_tx_attr *out)
 {
+	int ret;
+
 	out->caps = caps & (FI_MSG | FI_TAGGED | FI_SEND | FI_RMA | FI_ATOMIC |
 			    FI_READ | FI_WRITE);
 	out->msg_order = SRD_MSG_ORDER;
@@ -323,13 +434,17 @@ static int attr_tx(uint32_t version, const struct fi_tx_attr *want,
 	out->rma_iov_limit = caps & (FI_RMA | FI_ATOMIC) ? SRD_RMA_IOV_LIMIT : 0;
 	if (!want)
 		return 0;
-	if ((want->op_flags & ~SRD_TX_OP_FLAGS) ||
-	    (want->msg_order & ~SRD_MSG_ORDER) ||
-	    !attr_comp_order_ok(version, want->comp_order) ||
-	    want->inject_size > out->inject_size ||
-	    want->size > SRD_SIZE_MAX || want->iov_limit > SRD_IOV_LIMIT ||
-	    want->rma_iov_limit > out->rma_iov_limit)
-		return -FI_ENODATA;
+	ret = attr_xfer(version, "tx", want->op_flags, SRD_TX_OP_FLAGS,
+			want->msg_order, want->comp_order, want->size,
+			want->iov_limit);
+	if (ret)
+		return ret;
+	if (want->inject_size > out->inject_size)
+		return srd_info_refuse("tx_attr->inject_size %zu over %zu (FI_SRD_INJECT_SIZE)",
+				       want->inject_size, out->inject_size);
+	if (want->rma_iov_limit > out->rma_iov_limit)
+		return srd_info_refuse("tx_attr->rma_iov_limit %zu over %zu",
+				       want->rma_iov_limit, out->rma_iov_limit);
 	out->op_flags = want->op_flags;
 	out->msg_order = want->msg_order ? want->msg_order : SRD_MSG_ORDER;
 	if (want->size > out->size)
@@ -340,6 +455,8 @@ static int attr_tx(uint32_t version, const struct fi_tx_attr *want,
 static int attr_rx(uint32_t version, const struct fi_rx_attr *want,
 		   uint64_t caps, struct fi_rx_attr *out)
 {
+	int ret;
+
 	out->caps = caps & (FI_MSG | FI_TAGGED | FI_RECV | SRD_DIRECTED_CAPS |
 			    FI_SOURCE | FI_MULTI_RECV | FI_RMA | FI_ATOMIC |
 			    FI_REMOTE_READ | FI_REMOTE_WRITE | FI_RMA_EVENT);
@@ -350,11 +467,11 @@ static int attr_rx(uint32_t version, const struct fi_rx_attr *want,
 	out->iov_limit = SRD_IOV_LIMIT;
 	if (!want)
 		return 0;
-	if ((want->op_flags & ~SRD_RX_OP_FLAGS) ||
-	    (want->msg_order & ~SRD_MSG_ORDER) ||
-	    !attr_comp_order_ok(version, want->comp_order) ||
-	    want->size > SRD_SIZE_MAX || want->iov_limit > SRD_IOV_LIMIT)
-		return -FI_ENODATA;
+	ret = attr_xfer(version, "rx", want->op_flags, SRD_RX_OP_FLAGS,
+			want->msg_order, want->comp_order, want->size,
+			want->iov_limit);
+	if (ret)
+		return ret;
 	out->op_flags = want->op_flags;
 	out->msg_order = want->msg_order ? want->msg_order : SRD_MSG_ORDER;
 	if (want->size > out->size)
@@ -364,6 +481,8 @@ static int attr_rx(uint32_t version, const struct fi_rx_attr *want,
 
 static int attr_ep(const struct fi_ep_attr *want, struct fi_ep_attr *out)
 {
+	char buf[ATTR_BUF];
+
 	out->type = FI_EP_RDM;
 	out->protocol = SRD_PROTOCOL;
 	out->protocol_version = SRD_PROTO_VERSION;
@@ -377,12 +496,23 @@ static int attr_ep(const struct fi_ep_attr *want, struct fi_ep_attr *out)
 	out->rx_ctx_cnt = 1;
 	if (!want)
 		return 0;
-	if ((want->type != FI_EP_UNSPEC && want->type != FI_EP_RDM) ||
-	    (want->protocol != FI_PROTO_UNSPEC &&
-	     want->protocol != SRD_PROTOCOL) ||
-	    want->max_msg_size > SRD_MAX_MSG_SIZE || want->msg_prefix_size ||
-	    want->tx_ctx_cnt > 1 || want->rx_ctx_cnt > 1)
-		return -FI_ENODATA;
+	if (want->type != FI_EP_UNSPEC && want->type != FI_EP_RDM)
+		return srd_info_refuse("ep_attr->type %s: srd endpoints are FI_EP_RDM",
+				       attr_str(buf, sizeof(buf), &want->type,
+						FI_TYPE_EP_TYPE));
+	if (want->protocol != FI_PROTO_UNSPEC && want->protocol != SRD_PROTOCOL)
+		return srd_info_refuse("ep_attr->protocol %s is not srd's",
+				       attr_str(buf, sizeof(buf),
+						&want->protocol,
+						FI_TYPE_PROTOCOL));
+	if (want->max_msg_size > SRD_MAX_MSG_SIZE)
+		return srd_info_refuse("ep_attr->max_msg_size %zu over %zu",
+				       want->max_msg_size,
+				       (size_t)SRD_MAX_MSG_SIZE);
+	if (want->msg_prefix_size)
+		return srd_info_refuse("ep_attr->msg_prefix_size: no prefixes");
+	if (want->tx_ctx_cnt > 1 || want->rx_ctx_cnt > 1)
+		return srd_info_refuse("ep_attr->tx_ctx_cnt/rx_ctx_cnt over 1 (no scalable endpoints)");
 	if (want->mem_tag_format)
 		out->mem_tag_format = want->mem_tag_format;
 	return srd_auth_key_hint(want->auth_key, want->auth_key_size,
@@ -399,7 +529,8 @@ static int attr_fabric(const struct fi_fabric_attr *want,
 	if (!out->name)
 		return -FI_ENOMEM;
 	if (want && want->name && strcmp(want->name, iface->subnet))
-		return -FI_ENODATA;
+		return srd_info_refuse("fabric_attr->name %s is not %s",
+				       want->name, iface->subnet);
 	return 0;
 }
 
@@ -408,11 +539,14 @@ static int attr_addr_format(uint32_t want, const struct srd_iface *iface,
 {
 	uint32_t native = iface->addr.sa.sa_family == AF_INET6 ?
 			  FI_SOCKADDR_IN6 : FI_SOCKADDR_IN;
+	char buf[ATTR_BUF];
 
 	/* a UD address (GID, QPN, Q_Key) is no socket address */
 	if (iface->wire == SRD_WIRE_VERBS) {
 		if (want != FI_FORMAT_UNSPEC && want != FI_ADDR_IB_UD)
-			return -FI_ENODATA;
+			return srd_info_refuse("addr_format %s: a verbs domain takes FI_ADDR_IB_UD",
+					       attr_str(buf, sizeof(buf), &want,
+							FI_TYPE_ADDR_FORMAT));
 		*out = FI_ADDR_IB_UD;
 		return 0;
 	}
@@ -421,7 +555,11 @@ static int attr_addr_format(uint32_t want, const struct srd_iface *iface,
 		*out = want == FI_SOCKADDR ? FI_SOCKADDR : native;
 		return 0;
 	}
-	return -FI_ENODATA;
+	return srd_info_refuse("addr_format %s: %s takes %s",
+			       attr_str(buf, sizeof(buf), &want,
+					FI_TYPE_ADDR_FORMAT), iface->name,
+			       native == FI_SOCKADDR_IN6 ? "FI_SOCKADDR_IN6" :
+							   "FI_SOCKADDR_IN");
 }
 
 static int attr_src_addr(struct fi_info *info, const struct srd_iface *iface,

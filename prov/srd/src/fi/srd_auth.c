@@ -101,7 +101,9 @@ int srd_auth_key_hint(const void *want, size_t want_len, void **out,
 	if (!want_len)
 		return 0;
 	if (!want || want_len > SRD_AUTH_KEY_MAX)
-		return -FI_ENODATA;
+		return srd_info_refuse("auth_key_size %zu: a key is 1 to %d bytes%s",
+				       want_len, SRD_AUTH_KEY_MAX,
+				       want ? "" : " (auth_key NULL)");
 	*out = malloc(want_len);
 	if (!*out)
 		return -FI_ENOMEM;

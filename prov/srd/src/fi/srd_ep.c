@@ -143,11 +143,17 @@ static int ep_enable(struct srd_ep *ep)
 
 	if (ep->msg.enabled)
 		return 0;
-	if (!ep->msg.av)
+	if (!ep->msg.av) {
+		SRD_WARN(FI_LOG_EP_CTRL, "fi_enable: no AV bound\n");
 		return -FI_ENOAV;
+	}
 	if ((!ep->msg.tx_cq && (ep->msg.caps & FI_SEND)) ||
-	    (!ep->msg.rx_cq && (ep->msg.caps & FI_RECV)))
+	    (!ep->msg.rx_cq && (ep->msg.caps & FI_RECV))) {
+		SRD_WARN(FI_LOG_EP_CTRL, "fi_enable: no %s CQ bound, and the "
+			 "endpoint has FI_%s\n", ep->msg.tx_cq ? "receive" :
+			 "transmit", ep->msg.tx_cq ? "RECV" : "SEND");
 		return -FI_ENOCQ;
+	}
 	srd_domain_lock(ep->dom);
 	ret = srd_progress_add_ep(ep->dom, ep);
 	if (!ret) {
@@ -155,6 +161,9 @@ static int ep_enable(struct srd_ep *ep)
 		srd_stats_ep_open(ep);
 	}
 	srd_domain_unlock(ep->dom);
+	if (ret)
+		SRD_WARN(FI_LOG_EP_CTRL, "fi_enable: progress: %s\n",
+			 fi_strerror(-ret));
 	return ret;
 }
 
@@ -502,6 +511,31 @@ static int ep_src_addr(struct srd_ep *ep, const struct fi_info *info,
 	return 0;
 }
 
+/* What fi_endpoint does before the object is whole; *step names the
+ * one that failed, for the warning. */
+static int ep_open_steps(struct srd_ep *ep, const struct fi_info *info,
+			 union srd_wire_addr *addr, const char **step)
+{
+	int ret;
+
+	memset(addr, 0, sizeof(*addr));
+	*step = "memory for its entries";
+	ret = srd_msg_ep_init(&ep->msg);
+	if (ret)
+		return ret;
+	*step = "its job key";
+	ret = srd_auth_key_load(info, ep->dom->info, &ep->auth_key,
+				&ep->auth_key_len);
+	if (ret)
+		return ret;
+	*step = "src_addr";
+	ret = ep_src_addr(ep, info, addr);
+	if (ret)
+		return ret;
+	*step = "opening its wire";
+	return ep_open_wire(ep, addr);
+}
+
 int srd_ep_open(struct fid_domain *domain, struct fi_info *info,
 		struct fid_ep **ep_fid, void *context)
 {
@@ -509,25 +543,28 @@ int srd_ep_open(struct fid_domain *domain, struct fi_info *info,
 						  domain_fid);
 	union srd_wire_addr addr;
 	struct srd_ep *ep;
+	const char *step;
+	char name[64];
 	int ret;
 
-	if (!info || !info->ep_attr || info->ep_attr->type != FI_EP_RDM)
+	if (!info || !info->ep_attr || info->ep_attr->type != FI_EP_RDM) {
+		SRD_WARN(FI_LOG_EP_CTRL, "fi_endpoint: %s\n", !info ?
+			 "no info" : "ep_attr->type is not FI_EP_RDM");
 		return -FI_EINVAL;
+	}
 	ep = calloc(1, sizeof(*ep));
 	if (!ep)
 		return -FI_ENOMEM;
 	ep->dom = dom;
 	ep_init_attrs(ep, info);
-	ret = srd_msg_ep_init(&ep->msg);
-	if (!ret)
-		ret = srd_auth_key_load(info, dom->info, &ep->auth_key,
-					&ep->auth_key_len);
-	if (!ret)
-		ret = ep_src_addr(ep, info, &addr);
-	if (!ret)
-		ret = ep_open_wire(ep, &addr);
+	ret = ep_open_steps(ep, info, &addr, &step);
 	if (ret) {
-		SRD_WARN(FI_LOG_EP_CTRL, "endpoint open failed: %s\n",
+		if (srd_wire_addr_len(&addr))
+			srd_wire_addr_str(&addr, name, sizeof(name));
+		SRD_WARN(FI_LOG_EP_CTRL, "fi_endpoint on %s%s%s failed (%s): "
+			 "%s\n", dom->iface.name,
+			 srd_wire_addr_len(&addr) ? " at " : "",
+			 srd_wire_addr_len(&addr) ? name : "", step,
 			 fi_strerror(-ret));
 		ep_free(ep);
 		return ret;

@@ -3,13 +3,16 @@
  * srd_init.c: the provider's entry point (fi_prov_ini), which loads the
  * FI_SRD_* parameters (srd_params.c), and fi_getinfo: resolving
  * node/service, choosing the interfaces that can reach the requested
- * addresses, and building one fi_info per usable interface.  Objects are opened elsewhere.
+ * addresses, and building one fi_info per usable interface; at debug
+ * level, why each domain that gave none refused.  Objects are opened
+ * elsewhere.
  */
 #include "config.h"
 #include "srd.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* libfabric calls this at exit (and fi_fini) before unloading us: no
@@ -42,13 +45,20 @@ static int getinfo_resolve(const char *node, const char *service,
 			     AF_UNSPEC,
 	}, *res;
 
-	if (getaddrinfo(node, service ? service : "0", &hints, &res))
-		return -FI_ENODATA;
+	int ret = getaddrinfo(node, service ? service : "0", &hints, &res);
+
+	if (ret)
+		return srd_info_refuse("node %s service %s: %s",
+				       node ? node : "(none)",
+				       service ? service : "(none)",
+				       gai_strerror(ret));
 	memset(out, 0, sizeof(*out));
 	if (res->ai_addrlen <= sizeof(*out))
 		memcpy(out, res->ai_addr, res->ai_addrlen);
 	freeaddrinfo(res);
-	return srd_wire_addr_len(out) ? 0 : -FI_ENODATA;
+	return srd_wire_addr_len(out) ? 0 :
+	       srd_info_refuse("node %s: not an IP address",
+			       node ? node : "(none)");
 }
 
 static int getinfo_hint_addr(const void *addr, size_t len,
@@ -59,6 +69,15 @@ static int getinfo_hint_addr(const void *addr, size_t len,
 		return -FI_ENODATA;
 	memcpy(out, addr, len);
 	return srd_wire_addr_len(out) == len ? 0 : -FI_ENODATA;
+}
+
+static int getinfo_hint_addr_named(const char *field, const void *addr,
+				   size_t len, union srd_wire_addr *out)
+{
+	if (getinfo_hint_addr(addr, len, out))
+		return srd_info_refuse("%s: %zu bytes, not a sockaddr_in, sockaddr_in6 or UD address",
+				       field, len);
+	return 0;
 }
 
 static bool addr_is_any(const union srd_wire_addr *a)
@@ -75,26 +94,43 @@ static bool addr_is_loopback(const union srd_wire_addr *a)
 	return (ntohl(a->sin.sin_addr.s_addr) >> 24) == 127;
 }
 
-/* Can this interface serve the requested source and destination? */
-static bool iface_fits(const struct srd_iface *iface,
-		       const union srd_wire_addr *src,
-		       const union srd_wire_addr *dest)
+/* Whether this interface can serve the requested source and
+ * destination: NULL, else why not (said at debug level). */
+static const char *iface_misfit(const struct srd_iface *iface,
+				const union srd_wire_addr *src,
+				const union srd_wire_addr *dest)
 {
 	/* a verbs domain takes UD addresses only (an IP name gives no QP
 	 * number): node/service name IP endpoints */
 	if (iface->wire == SRD_WIRE_VERBS)
-		return (!src || src->sa.sa_family == AF_IB) &&
-		       (!dest || dest->sa.sa_family == AF_IB);
+		return (src && src->sa.sa_family != AF_IB) ||
+		       (dest && dest->sa.sa_family != AF_IB) ?
+		       "a verbs domain takes FI_ADDR_IB_UD addresses only" :
+		       NULL;
 	if (src && src->sa.sa_family != iface->addr.sa.sa_family)
-		return false;
+		return "src_addr is of another address family";
 	if (src && !addr_is_any(src) &&
 	    !srd_wire_addr_same_host(src, &iface->addr))
-		return false;
+		return "src_addr is not its address";
 	if (dest && dest->sa.sa_family != iface->addr.sa.sa_family)
-		return false;
+		return "dest_addr is of another address family";
 	if (dest && addr_is_loopback(dest) != iface->loopback)
-		return false;
-	return true;
+		return iface->loopback ?
+		       "dest_addr is not a loopback address" :
+		       "dest_addr is a loopback address";
+	return NULL;
+}
+
+/* At debug level, why a domain gave no fi_info; once per distinct
+ * reason in a call (the hints' refusals are the same on every domain). */
+static void getinfo_say(char *last, size_t len, const struct srd_iface *iface,
+			const char *why)
+{
+	if (!why[0] || !strcmp(last, why))
+		return;
+	snprintf(last, len, "%s", why);
+	SRD_DBG(FI_LOG_CORE, "fi_getinfo: domain %s (%s) refused: %s\n",
+		iface->name, iface->subnet, why);
 }
 
 static int getinfo_one(uint32_t version, const struct fi_info *hints,
@@ -141,17 +177,55 @@ static int getinfo_addrs(const char *node, const char *service,
 		*(passive ? has_src : has_dest) = true;
 	}
 	if (hints && hints->src_addr && !*has_src) {
-		if (getinfo_hint_addr(hints->src_addr, hints->src_addrlen, src))
+		if (getinfo_hint_addr_named("src_addr", hints->src_addr,
+					    hints->src_addrlen, src))
 			return -FI_ENODATA;
 		*has_src = true;
 	}
 	if (hints && hints->dest_addr && !*has_dest) {
-		if (getinfo_hint_addr(hints->dest_addr, hints->dest_addrlen,
-				      dest))
+		if (getinfo_hint_addr_named("dest_addr", hints->dest_addr,
+					    hints->dest_addrlen, dest))
 			return -FI_ENODATA;
 		*has_dest = true;
 	}
 	return 0;
+}
+
+/* One fi_info per interface that fits; each refusal said at debug. */
+static struct fi_info *getinfo_ifaces(uint32_t version, const char *node,
+				      uint64_t flags, const struct fi_info *hints,
+				      const union srd_wire_addr *src,
+				      const union srd_wire_addr *dest,
+				      struct srd_iface *ifaces, int count)
+{
+	struct fi_info *head = NULL, **tail = &head, *one;
+	char last[256] = "";
+	const char *why;
+
+	for (int i = 0; i < count; i++) {
+		/* A bare service with FI_SOURCE (fabtests' -E listener)
+		 * names a UDP port; a UD endpoint's QP number is the
+		 * device's to choose, so a verbs domain ignores it. */
+		bool src_used = src &&
+			!(ifaces[i].wire == SRD_WIRE_VERBS && !node &&
+			  !(hints && hints->src_addr) && (flags & FI_SOURCE));
+
+		why = iface_misfit(&ifaces[i], src_used ? src : NULL, dest);
+		if (why) {
+			getinfo_say(last, sizeof(last), &ifaces[i], why);
+			continue;
+		}
+		srd_info_refusal_clear();
+		if (getinfo_one(version, hints, &ifaces[i],
+				src_used ? src : NULL, dest, &one)) {
+			getinfo_say(last, sizeof(last), &ifaces[i],
+				    srd_info_refusal());
+			continue;
+		}
+		*tail = one;
+		tail = &one->next;
+	}
+	return head;
 }
 
 int srd_getinfo(uint32_t version, const char *node, const char *service,
@@ -159,7 +233,6 @@ int srd_getinfo(uint32_t version, const char *node, const char *service,
 		struct fi_info **info)
 {
 	union srd_wire_addr src, dest;
-	struct fi_info *head = NULL, **tail = &head, *one;
 	struct srd_iface *ifaces;
 	bool has_src, has_dest;
 	int count, ret;
@@ -172,34 +245,29 @@ int srd_getinfo(uint32_t version, const char *node, const char *service,
 	 * addresses, no provider keys". */
 	if (version < FI_VERSION(1, 0))
 		version = srd_api_unnamed();
+	srd_info_refusal_clear();
 	ret = getinfo_addrs(node, service, flags, hints, &src, &has_src,
 			    &dest, &has_dest);
-	if (ret)
+	if (ret) {
+		SRD_DBG(FI_LOG_CORE, "fi_getinfo: refused: %s\n",
+			srd_info_refusal()[0] ? srd_info_refusal() :
+			"the addresses given");
 		return ret;
-	ret = srd_iface_list(&ifaces, &count);
-	if (ret)
-		return -FI_ENODATA;
-	for (int i = 0; i < count; i++) {
-		/* A bare service with FI_SOURCE (fabtests' -E listener)
-		 * names a UDP port; a UD endpoint's QP number is the
-		 * device's to choose, so a verbs domain ignores it. */
-		bool src_used = has_src &&
-			!(ifaces[i].wire == SRD_WIRE_VERBS && !node &&
-			  !(hints && hints->src_addr) && (flags & FI_SOURCE));
-
-		if (!iface_fits(&ifaces[i], src_used ? &src : NULL,
-				has_dest ? &dest : NULL))
-			continue;
-		if (getinfo_one(version, hints, &ifaces[i],
-				src_used ? &src : NULL,
-				has_dest ? &dest : NULL, &one))
-			continue;
-		*tail = one;
-		tail = &one->next;
 	}
+	ret = srd_iface_list(&ifaces, &count);
+	if (ret || !count) {
+		SRD_DBG(FI_LOG_CORE, "fi_getinfo: no usable interface (FI_SRD_IFACE=%s, FI_SRD_WIRE=%s)\n",
+			srd_params.iface ? srd_params.iface : "",
+			srd_params.wire ? srd_params.wire : "");
+		if (!ret)
+			free(ifaces);
+		return -FI_ENODATA;
+	}
+	*info = getinfo_ifaces(version, node, flags, hints,
+			       has_src ? &src : NULL, has_dest ? &dest : NULL,
+			       ifaces, count);
 	free(ifaces);
-	*info = head;
-	return head ? 0 : -FI_ENODATA;
+	return *info ? 0 : -FI_ENODATA;
 }
 
 FI_EXT_INI

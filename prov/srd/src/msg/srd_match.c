@@ -88,6 +88,23 @@ void srd_inprog_del(struct srd_msg_ep *ep, struct srd_rxe *rxe)
 	rxe->in_inprog = false;
 }
 
+uint32_t srd_inprog_count_peer(const struct srd_msg_ep *ep,
+			       const struct srd_peer *peer)
+{
+	uint32_t n = 0;
+
+	for (size_t b = 0; b < ep->inprog.nbuckets; b++)
+		for (const struct srd_hnode *node = ep->inprog.buckets[b];
+		     node; node = node->next) {
+			const struct srd_rxe *rxe = srd_container_of(
+				node, const struct srd_rxe, hnode);
+
+			n += rxe->peer == peer && rxe->rdv &&
+			     rxe->state == SRD_RXE_MATCHED;
+		}
+	return n;
+}
+
 /* Fails every message of the peer still arriving, or with rdv_only the
  * matched rendezvous receives only (a rare path: it walks the index). */
 void srd_inprog_fail_peer(struct srd_msg_ep *ep, struct srd_peer *peer, int err,

@@ -177,9 +177,19 @@ struct srd_msg_ep {
 	uint32_t unexp_peer_msgs;
 	struct srd_dlist reorder_stalled;	/* peers with reorder_stalled set */
 	uint64_t rx_drop_malformed;
+	uint32_t log_inject_fail_n;	/* log throttle (srd_msg_log_due) */
 	uint64_t watch_next;		/* next look at waiting peers, or MAX */
 	uint64_t pings_sent;
 };
+
+/* Whether to log the n-th occurrence of something: 1st, 2nd, 4th, ...
+ * (as the transport's srd_tp_log_due). */
+static inline bool srd_msg_log_due(uint32_t *n)
+{
+	uint32_t k = ++*n;
+
+	return !(k & (k - 1));
+}
 
 static inline void srd_unexp_note_peak(struct srd_msg_ep *ep)
 {
@@ -225,6 +235,7 @@ int srd_peer_hold(struct srd_msg_ep *ep, struct srd_peer *peer,
 void srd_peer_drain_reorder(struct srd_msg_ep *ep, struct srd_peer *peer);
 void srd_peer_free_held(struct srd_msg_ep *ep);
 void srd_peer_retry_reorder(struct srd_msg_ep *ep);
+uint32_t srd_peer_ops_count(void *ctx, struct srd_tp_peer *tp_peer);
 void srd_peer_event(void *ctx, struct srd_tp_peer *tp_peer,
 		    enum srd_tp_peer_event event, int err);
 
@@ -402,6 +413,7 @@ void srd_txe_release(struct srd_msg_ep *ep, struct srd_txe *txe);
 uint8_t *srd_txe_bounce(struct srd_msg_ep *ep, struct srd_txe *txe, size_t len);
 void srd_txe_bounce_free(struct srd_msg_ep *ep, struct srd_txe *txe);
 void srd_txe_peer_failed(struct srd_msg_ep *ep, struct srd_peer *peer, int err);
+uint32_t srd_txe_peer_count(const struct srd_peer *peer);
 
 /* srd_rxe.c */
 struct srd_rxe *srd_rxe_alloc(struct srd_msg_ep *ep);
@@ -451,6 +463,9 @@ struct srd_rxe *srd_match_unexp(struct srd_msg_ep *ep, bool tagged,
 bool srd_match_tag(uint64_t want, uint64_t ignore, uint64_t tag);
 void srd_inprog_add(struct srd_msg_ep *ep, struct srd_rxe *rxe);
 void srd_inprog_del(struct srd_msg_ep *ep, struct srd_rxe *rxe);
+/* Matched rendezvous receives waiting on the peer (a walk). */
+uint32_t srd_inprog_count_peer(const struct srd_msg_ep *ep,
+			       const struct srd_peer *peer);
 void srd_inprog_fail_peer(struct srd_msg_ep *ep, struct srd_peer *peer, int err,
 			  bool rdv_only);
 struct srd_rxe *srd_inprog_find(struct srd_msg_ep *ep, struct srd_peer *peer,

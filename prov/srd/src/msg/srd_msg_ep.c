@@ -75,10 +75,17 @@ static void msg_ep_tx_state_changed(void *ctx, struct srd_tp_peer *peer,
 	char addr[64];
 
 	(void)ctx;
-	SRD_INFO(FI_LOG_EP_DATA, "peer %s: send session %s -> %s\n",
-		 srd_wire_addr_str(&peer->addr, addr, sizeof(addr)),
-		 srd_tp_tx_state_str(old_state),
-		 srd_tp_tx_state_str(new_state));
+	if (new_state == SRD_TP_TX_ACTIVE)
+		SRD_INFO(FI_LOG_EP_DATA, "peer %s: send session %s -> %s "
+			 "(incarnation %08x)\n",
+			 srd_wire_addr_str(&peer->addr, addr, sizeof(addr)),
+			 srd_tp_tx_state_str(old_state),
+			 srd_tp_tx_state_str(new_state), peer->tx_remote_conn);
+	else
+		SRD_INFO(FI_LOG_EP_DATA, "peer %s: send session %s -> %s\n",
+			 srd_wire_addr_str(&peer->addr, addr, sizeof(addr)),
+			 srd_tp_tx_state_str(old_state),
+			 srd_tp_tx_state_str(new_state));
 }
 
 static const struct srd_tp_ops srd_msg_tp_ops = {
@@ -87,6 +94,7 @@ static const struct srd_tp_ops srd_msg_tp_ops = {
 	.peer_event = srd_peer_event,
 	.peer_init = srd_peer_init,
 	.peer_reclaimable = srd_peer_reclaimable,
+	.peer_ops = srd_peer_ops_count,
 	.tx_state_changed = msg_ep_tx_state_changed,
 };
 

@@ -276,6 +276,16 @@ void srd_peer_retry_reorder(struct srd_msg_ep *ep)
 							   stall_entry));
 }
 
+/* For the transport's warning that the peer's send session failed:
+ * the operations about to fail (sends, RMA, atomics, and receives a
+ * rendezvous from it was granted). */
+uint32_t srd_peer_ops_count(void *ctx, struct srd_tp_peer *tp_peer)
+{
+	const struct srd_peer *peer = srd_peer_of(tp_peer);
+
+	return srd_txe_peer_count(peer) + srd_inprog_count_peer(ctx, peer);
+}
+
 /* The transport's peer events: a new receive session, or the send
  * session failed (the peer is unreachable or restarted). */
 void srd_peer_event(void *ctx, struct srd_tp_peer *tp_peer,
@@ -283,15 +293,13 @@ void srd_peer_event(void *ctx, struct srd_tp_peer *tp_peer,
 {
 	struct srd_peer *peer = srd_peer_of(tp_peer);
 	struct srd_msg_ep *ep = ctx;
-	char addr[64];
 
 	if (event == SRD_TP_PEER_RX_RESTART) {
 		srd_peer_rx_reset(ep, peer);
 		return;
 	}
-	SRD_WARN(FI_LOG_EP_DATA, "peer %s unreachable or restarted: %s\n",
-		 srd_wire_addr_str(&tp_peer->addr, addr, sizeof(addr)),
-		 fi_strerror(-err));
+	/* the transport warned, naming the peer, the reason and the count
+	 * (srd_peer_ops_count) */
 	srd_txe_peer_failed(ep, peer, err);
 	/* Receives that granted it credit wait on it: they fail too.  What
 	 * arrives unasked stays, in case the peer is alive after all. */

@@ -73,9 +73,14 @@ static void txe_report_err(struct srd_msg_ep *ep, struct srd_txe *txe)
 		return;
 	txe->counted = true;
 	if (txe->completed) {
-		/* Completed at post: only the error counter can tell. */
-		SRD_WARN(FI_LOG_EP_DATA, "operation failed after inject "
-			 "completion: %s\n", fi_strerror(-txe->err));
+		/* Completed at post: only the error counter can tell, and
+		 * this line (at the 1st, 2nd, 4th, ... such failure: a dead
+		 * peer fails every inject queued to it at once). */
+		if (srd_msg_log_due(&ep->log_inject_fail_n))
+			SRD_WARN(FI_LOG_EP_DATA, "operation failed after "
+				 "inject completion: %s (%u such)\n",
+				 fi_strerror(-txe->err),
+				 ep->log_inject_fail_n);
 		srd_msg_cntr_inc(ep, txe_cntr_kind(txe), txe->err);
 		return;
 	}
@@ -358,6 +363,21 @@ void srd_txe_handle_cts(struct srd_msg_ep *ep, struct srd_peer *peer,
 	txe->state = SRD_TXE_SENDING;
 	if (!txe->stalled)
 		srd_txe_push(ep, txe);
+}
+
+/* The application's operations to the peer still live (responders to
+ * its requests are not the application's): for the warning that they
+ * are about to fail. */
+uint32_t srd_txe_peer_count(const struct srd_peer *peer)
+{
+	const struct srd_dlist *e;
+	uint32_t n = 0;
+
+	for (e = peer->txes.next; e != &peer->txes; e = e->next)
+		if (!txe_is_responder(srd_container_of(e, struct srd_txe,
+						       peer_entry)))
+			n++;
+	return n;
 }
 
 /* Fails the peer's sends that have no packet left to fail them. */

@@ -458,7 +458,8 @@ static int tp_fail_dead_wire(struct srd_tp *tp)
 		struct srd_tp_peer *peer = tp->peer_table[i];
 
 		if (peer && peer->tx_state != SRD_TP_TX_IDLE) {
-			srd_tp_peer_fail(tp, peer, tp->wire->error);
+			srd_tp_peer_fail(tp, peer, tp->wire->error,
+					 "the wire failed (its device is gone?)");
 			failed++;
 		}
 	}

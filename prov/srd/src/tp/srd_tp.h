@@ -249,6 +249,9 @@ struct srd_tp_ops {
 	 * so that its slot may go to a new one (FI_SRD_MAX_PEERS reached);
 	 * absent: never. */
 	bool (*peer_reclaimable)(void *ctx, struct srd_tp_peer *peer);
+	/* Optional: how many operations of the layer above wait on the
+	 * peer (for the warning that its send session failed). */
+	uint32_t (*peer_ops)(void *ctx, struct srd_tp_peer *peer);
 	/* Optional: a send session changed state (for logs). */
 	void (*tx_state_changed)(void *ctx, struct srd_tp_peer *peer,
 				 enum srd_tp_tx_state old_state,
@@ -317,6 +320,11 @@ struct srd_tp {
 	uint32_t log_version_n;		/* log throttles: 1st, 2nd, 4th, ... */
 	uint32_t log_auth_n;
 	uint32_t log_peers_n;
+	uint32_t log_session_n;		/* receive sessions opened */
+	uint32_t log_replay_n;		/* handshakes of ended sessions */
+	uint32_t log_cookie_n;		/* cookies not ours or expired */
+	uint32_t log_reclaim_n;		/* idle peers' slots reused */
+	uint32_t log_wire_n;		/* sends failed by a dead wire */
 	struct srd_hmap peers;
 	struct srd_tp_peer **peer_table;	/* by index */
 	uint32_t npeers;

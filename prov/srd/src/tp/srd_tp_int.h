@@ -43,7 +43,10 @@ void srd_tp_peer_rearm(struct srd_tp *tp, struct srd_tp_peer *peer);
 void srd_tp_hs_start(struct srd_tp *tp, struct srd_tp_peer *peer);
 void srd_tp_handle_hs(struct srd_tp *tp, const union srd_wire_addr *src,
 		      const uint8_t *buf, size_t len);
-void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err);
+/* Fails the send session with err; why (for the warning that names the
+ * peer) says what happened, e.g. "no answer". */
+void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err,
+		      const char *why);
 void srd_tp_window_flush(struct srd_tp *tp, struct srd_tp_peer *peer);
 /* The peer's send ring back to the free list (nothing is in flight). */
 void srd_tp_ring_put(struct srd_tp *tp, struct srd_tp_peer *peer);
@@ -111,7 +114,10 @@ bool srd_tp_auth_open(struct srd_tp *tp, const uint8_t *buf, size_t len);
 /* The keyed hash of an address (srd_tp.hash_key). */
 uint64_t srd_tp_addr_hash(const struct srd_tp *tp,
 			  const union srd_wire_addr *addr);
-/* Whether to log the n-th occurrence of something: 1st, 2nd, 4th, ... */
+/* Whether to log the n-th occurrence of something: 1st, 2nd, 4th, ...
+ * Every log line a remote sender can cause goes through one of these
+ * (or its own counter's power of two), so that no host can flood the
+ * log: n sends cost about log2(n) lines. */
 static inline bool srd_tp_log_due(uint32_t *n)
 {
 	uint32_t k = ++*n;

@@ -20,6 +20,7 @@
 #include "srd_tp_int.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -245,18 +246,46 @@ uint64_t srd_tp_paths_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 	return srd_tp_paths_probe_deadline(tp, peer);
 }
 
-/* PATH_PROBE: echo it; PATH_ECHO: that path of ours works again. */
-/* Path changes are rare and worth an operator's look at level info. */
-static void tp_path_log(const struct srd_tp_peer *peer, uint16_t path,
-			const char *what)
+/* A path's name for logs: the wire's (UDP: its source port), else its
+ * number. */
+static const char *tp_path_name(struct srd_tp *tp, uint16_t path, char *buf,
+				size_t len)
 {
-	char addr[64];
-
-	SRD_INFO(FI_LOG_EP_DATA, "peer %s: path %u %s\n",
-		 srd_wire_addr_str(&peer->addr, addr, sizeof(addr)),
-		 (unsigned)path, what);
+	if (tp->wire->ops->path_str)
+		return tp->wire->ops->path_str(tp->wire, path, buf, len);
+	snprintf(buf, len, "path %u", (unsigned)path);
+	return buf;
 }
 
+/* Path changes are rare and worth an operator's look: down at warn (a
+ * link or a firewall black-holes that source port), up again at info.
+ * A peer that drops one path's packets on purpose and answers its
+ * probes could flap it every probe: each path is logged at its 1st,
+ * 2nd, 4th, ... time down (and the up that follows). */
+static void tp_path_log(struct srd_tp *tp, const struct srd_tp_peer *peer,
+			uint16_t path, bool up)
+{
+	const struct srd_tp_path *p = &peer->paths[path];
+	char addr[64], name[64];
+
+	if (p->downs & (p->downs - 1))
+		return;
+	srd_wire_addr_str(&peer->addr, addr, sizeof(addr));
+	tp_path_name(tp, path, name, sizeof(name));
+	if (up)
+		SRD_INFO(FI_LOG_EP_DATA,
+			 "peer %s: %s up again (its probe was answered; down %u times)\n",
+			 addr, name, (unsigned)p->downs);
+	else
+		SRD_WARN(FI_LOG_EP_DATA,
+			 "peer %s: %s down after %u losses in a row, none acked; traffic moves to the other %u paths, probes every %u ms (down %u times)\n",
+			 addr, name, (unsigned)p->consec_losses,
+			 (unsigned)(tp->wire->npaths - peer->paths_down),
+			 (unsigned)(SRD_TP_PATH_PROBE_NS / SRD_NS_PER_MS),
+			 (unsigned)p->downs);
+}
+
+/* PATH_PROBE: echo it; PATH_ECHO: that path of ours works again. */
 void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  const uint8_t *buf, size_t len)
 {
@@ -289,7 +318,7 @@ void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 		p->loss_score = SRD_TP_PATH_LOSS_SCORE;
 		peer->paths_down--;
 		tp->cnt.path_ups++;
-		tp_path_log(peer, probe->path, "up again (probe answered)");
+		tp_path_log(tp, peer, probe->path, true);
 	}
 }
 
@@ -332,6 +361,6 @@ void srd_tp_path_lost(struct srd_tp *tp, struct srd_tp_peer *peer,
 		peer->paths_down++;
 		p->downs++;
 		tp->cnt.path_downs++;
-		tp_path_log(peer, path, "down (losses in a row, none acked)");
+		tp_path_log(tp, peer, path, false);
 	}
 }

@@ -24,6 +24,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,8 +105,16 @@ static uint32_t tp_peer_reclaim(struct srd_tp *tp)
 
 		if (!tp_peer_reclaimable(tp, peer, now))
 			continue;
-		SRD_DBG(FI_LOG_EP_DATA, "peer %s: idle, its slot reclaimed\n",
-			srd_wire_addr_str(&peer->addr, name, sizeof(name)));
+		/* a stream of strangers reclaims one slot each: throttled */
+		if (srd_tp_log_due(&tp->log_reclaim_n))
+			SRD_INFO(FI_LOG_EP_DATA,
+				 "peer %s: idle for %llu ms, its slot goes to a new peer (FI_SRD_MAX_PEERS=%u reached; %u reclaimed)\n",
+				 srd_wire_addr_str(&peer->addr, name,
+						   sizeof(name)),
+				 (unsigned long long)((now -
+						       peer->last_heard_ns) /
+						      SRD_NS_PER_MS),
+				 tp->cfg.max_peers, tp->log_reclaim_n);
 		srd_hmap_remove(&tp->peers, &peer->hnode);
 		if (tp->last_peer == peer)
 			tp->last_peer = NULL;
@@ -275,7 +284,8 @@ void srd_tp_hs_start(struct srd_tp *tp, struct srd_tp_peer *peer)
 
 	/* a dead wire (its device is gone) fails sends at once */
 	if (tp->wire->error) {
-		srd_tp_peer_fail(tp, peer, tp->wire->error);
+		srd_tp_peer_fail(tp, peer, tp->wire->error,
+				 "the wire failed (its device is gone?)");
 		return;
 	}
 
@@ -291,7 +301,8 @@ void srd_tp_hs_start(struct srd_tp *tp, struct srd_tp_peer *peer)
 		peer->hs_sample_ns = now;
 		peer->hs_rto = SRD_TP_RTO_INIT_NS;
 	} else if (now - peer->hs_first_ns >= tp->cfg.peer_timeout_ns) {
-		srd_tp_peer_fail(tp, peer, -EHOSTUNREACH);
+		srd_tp_peer_fail(tp, peer, -EHOSTUNREACH,
+				 "timed out, no answer to its handshake");
 		return;
 	} else {
 		peer->hs_rto = peer->hs_rto * 2 > SRD_TP_RTO_MAX_NS ?
@@ -304,11 +315,62 @@ void srd_tp_hs_start(struct srd_tp *tp, struct srd_tp_peer *peer)
 	srd_tp_peer_rearm(tp, peer);
 }
 
+/* The incarnation a peer's failure is about: the one we were sending
+ * to, else the one sending to us; 0: it never answered. */
+static uint32_t tp_peer_conn(const struct srd_tp_peer *peer)
+{
+	if (peer->tx_state == SRD_TP_TX_ACTIVE)
+		return peer->tx_remote_conn;
+	return peer->rx_active ? peer->rx_conn : 0;
+}
+
+/*
+ * The warning an operator needs when a peer's operations fail: which
+ * peer (address, incarnation), why, how long it has been silent, what
+ * fails.  Not throttled: a send session fails at most once per
+ * handshake this endpoint starts, and only through its own sends.  But
+ * a dead wire fails every later send at once: those are throttled.
+ */
+static void tp_peer_fail_log(struct srd_tp *tp, struct srd_tp_peer *peer,
+			     int err, const char *why, uint32_t ops)
+{
+	uint64_t now = srd_tp_now(tp);
+	uint64_t quiet = now > peer->last_heard_ns ?
+			 now - peer->last_heard_ns : 0;
+	uint32_t pkts = peer->tx_inflight;
+	char name[64], conn[24] = "never answered", heard[96] = "";
+
+	if (tp->wire->error && err == tp->wire->error &&
+	    !srd_tp_log_due(&tp->log_wire_n))
+		return;
+	for (struct srd_dlist *e = peer->tx_queue.next; e != &peer->tx_queue;
+	     e = e->next)
+		pkts++;
+	if (tp_peer_conn(peer))
+		snprintf(conn, sizeof(conn), "incarnation %08x",
+			 tp_peer_conn(peer));
+	if (err == -EHOSTUNREACH)
+		snprintf(heard, sizeof(heard),
+			 " (nothing heard from it for %llu ms, FI_SRD_PEER_TIMEOUT=%llu)",
+			 (unsigned long long)(quiet / SRD_NS_PER_MS),
+			 (unsigned long long)(tp->cfg.peer_timeout_ns /
+					      SRD_NS_PER_MS));
+	SRD_WARN(FI_LOG_EP_DATA,
+		 "peer %s (%s) lost: %s%s; %u operation%s and %u packet%s fail: %s\n",
+		 srd_wire_addr_str(&peer->addr, name, sizeof(name)), conn,
+		 why, heard, ops, ops == 1 ? "" : "s", pkts,
+		 pkts == 1 ? "" : "s", strerror(-err));
+}
+
 /* Fails every packet of the send session and returns it to idle. */
-void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err)
+void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err,
+		      const char *why)
 {
 	struct srd_dlist *e;
 
+	tp_peer_fail_log(tp, peer, err, why,
+			 tp->ops->peer_ops ? tp->ops->peer_ops(tp->ctx, peer) :
+					     0);
 	if (peer->tx_state != SRD_TP_TX_IDLE)
 		tp_tx_set_state(tp, peer, SRD_TP_TX_IDLE);
 	tp->cnt.peers_failed++;
@@ -417,6 +479,28 @@ static void tp_hs_cookie(struct srd_tp *tp, const union srd_wire_addr *addr,
 	srd_tp_post_addr(tp, addr, &iov, 1, 0);
 }
 
+/* Info: a peer's session toward us starts, of a known incarnation or a
+ * new one (it restarted).  Verified handshakes only, and throttled: a
+ * same-host process can open sessions as fast as it likes. */
+static void tp_rx_session_log(struct srd_tp *tp,
+			      const struct srd_tp_peer *peer, uint32_t conn)
+{
+	char name[64];
+
+	if (!srd_tp_log_due(&tp->log_session_n))
+		return;
+	srd_wire_addr_str(&peer->addr, name, sizeof(name));
+	if (peer->rx_active && peer->rx_conn != conn)
+		SRD_INFO(FI_LOG_EP_DATA,
+			 "peer %s restarted: incarnation %08x replaces %08x, a new session starts (%u sessions)\n",
+			 name, conn, peer->rx_conn, tp->log_session_n);
+	else
+		SRD_INFO(FI_LOG_EP_DATA,
+			 "peer %s (incarnation %08x): %s session starts (%u sessions)\n",
+			 name, conn, peer->rx_active ? "a new" : "its first",
+			 tp->log_session_n);
+}
+
 /* A verified request opens a receive session: a new one of the
  * incarnation we know, or the first of a new incarnation (the peer
  * restarted).  Either way the old session's packets are gone. */
@@ -431,6 +515,7 @@ static void tp_rx_session_open(struct srd_tp *tp, struct srd_tp_peer *peer,
 		peer->rx_retired_next = (peer->rx_retired_next + 1) %
 					SRD_TP_RETIRED;
 	}
+	tp_rx_session_log(tp, peer, base->src_conn);
 	peer->rx_conn = base->src_conn;
 	peer->rx_session = hs->session;
 	peer->rx_token = base->token;
@@ -445,8 +530,35 @@ static void tp_rx_session_open(struct srd_tp *tp, struct srd_tp_peer *peer,
 	/* What we send to an old incarnation can no longer arrive, whether
 	 * or not that one had been sending to us. */
 	if (peer->tx_state == SRD_TP_TX_ACTIVE &&
-	    peer->tx_remote_conn != base->src_conn)
-		srd_tp_peer_fail(tp, peer, -ECONNRESET);
+	    peer->tx_remote_conn != base->src_conn) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "restarted as incarnation %08x",
+			 base->src_conn);
+		srd_tp_peer_fail(tp, peer, -ECONNRESET, why);
+	}
+}
+
+/* A request echoing a cookie that fails: this incarnation did not issue
+ * it (the requester talked to our predecessor at this address, or
+ * forged it) or it expired.  Answered with a fresh cookie, so the
+ * session still starts if the requester is real; said at info,
+ * throttled (anyone can send these). */
+static void tp_hs_log_cookie(struct srd_tp *tp, const union srd_wire_addr *addr,
+			     const struct srd_base_hdr *base,
+			     const struct srd_hs_hdr *hs)
+{
+	uint32_t age = tp_now_ms(tp) - hs->cookie_time;
+	char name[64];
+
+	if (!srd_tp_log_due(&tp->log_cookie_n))
+		return;
+	SRD_INFO(FI_LOG_EP_DATA,
+		 "handshake from %s (incarnation %08x) echoed a cookie %s: answered with a fresh one (%u such)\n",
+		 srd_wire_addr_str(addr, name, sizeof(name)), base->src_conn,
+		 age < SRD_TP_COOKIE_LIFE_MS ?
+		 "this endpoint did not issue (it restarted, or the request is forged)" :
+		 "too old to be valid (expired, or forged)", tp->log_cookie_n);
 }
 
 static void tp_hs_handle_req(struct srd_tp *tp, const union srd_wire_addr *addr,
@@ -464,6 +576,8 @@ static void tp_hs_handle_req(struct srd_tp *tp, const union srd_wire_addr *addr,
 		return;
 	}
 	if (!tp_cookie_ok(tp, addr, base, hs)) {
+		if (hs->cookie_mac)
+			tp_hs_log_cookie(tp, addr, base, hs);
 		tp_hs_cookie(tp, addr, base, hs, len);
 		return;
 	}
@@ -474,6 +588,11 @@ static void tp_hs_handle_req(struct srd_tp *tp, const union srd_wire_addr *addr,
 		     (peer->rx_active &&
 		      (int32_t)(hs->cookie_time - peer->rx_cookie_time) < 0))) {
 		tp->cnt.rx_drop_conn++;
+		if (srd_tp_log_due(&tp->log_replay_n))
+			SRD_WARN(FI_LOG_EP_DATA,
+				 "refused a handshake from %s (incarnation %08x): its session ended already or is older than the current one (a delayed or replayed request; %u refused)\n",
+				 srd_wire_addr_str(addr, name, sizeof(name)),
+				 base->src_conn, tp->log_replay_n);
 		return;
 	}
 	if (!peer)
@@ -482,9 +601,10 @@ static void tp_hs_handle_req(struct srd_tp *tp, const union srd_wire_addr *addr,
 		tp->cnt.rx_drop_unknown++;
 		if (srd_tp_log_due(&tp->log_peers_n))
 			SRD_WARN(FI_LOG_EP_DATA,
-				 "refused a session from %s: %u peers already (FI_SRD_MAX_PEERS) or no memory (%u refused)\n",
+				 "refused a handshake from %s (incarnation %08x): %u peers known, none idle for FI_SRD_PEER_IDLE_MS (FI_SRD_MAX_PEERS=%u), or no memory (%u refused)\n",
 				 srd_wire_addr_str(addr, name, sizeof(name)),
-				 tp->npeers, tp->log_peers_n);
+				 base->src_conn, tp->npeers,
+				 tp->cfg.max_peers, tp->log_peers_n);
 		return;
 	}
 	tp_rx_session_open(tp, peer, base, hs);

@@ -322,7 +322,8 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 		since = pkt->first_sent_ns > peer->last_heard_ns ?
 			pkt->first_sent_ns : peer->last_heard_ns;
 		if (now > since && now - since >= tp->cfg.peer_timeout_ns) {
-			srd_tp_peer_fail(tp, peer, -EHOSTUNREACH);
+			srd_tp_peer_fail(tp, peer, -EHOSTUNREACH,
+					 "timed out, no ack of its packets");
 			return;
 		}
 		/* Packets sent after this one came back: the network dropped

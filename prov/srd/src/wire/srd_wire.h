@@ -94,6 +94,10 @@ struct srd_wire_ops {
 	int (*fd)(struct srd_wire *wire);
 	uint64_t (*now_ns)(struct srd_wire *wire);
 	void (*close)(struct srd_wire *wire);
+	/* Optional (NULL: the path number alone): what names the path on
+	 * the network, for logs, e.g. "source port 41234" (UDP). */
+	const char *(*path_str)(struct srd_wire *wire, uint16_t path,
+				char *buf, size_t len);
 };
 
 struct srd_wire {

@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/udp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -72,6 +73,7 @@ struct srd_wire_udp {
 	size_t rx_buf_len;		/* wire.mtu, or a GRO datagram's most */
 	int rx_batch;			/* datagrams per recvmmsg */
 	uint64_t tx_errors;
+	uint64_t rx_errors;		/* recvmmsg failures (EAGAIN aside) */
 	bool gso;			/* UDP_SEGMENT sends work */
 	bool gro;			/* the receiving socket coalesces */
 	/* recvmmsg vectors, built once: a poll that finds nothing (most of
@@ -361,6 +363,21 @@ static void udp_rx_cmsgs(const struct srd_wire_udp *udp, struct mmsghdr *m,
 	}
 }
 
+/* A receive the kernel failed (not "nothing there"): nothing arrives
+ * meanwhile, and every peer would look silent.  Logged at the 1st, 2nd,
+ * 4th, 8th ... failure of the wire. */
+static void udp_rx_error(struct srd_wire_udp *udp, int err)
+{
+	char on[64];
+
+	udp->rx_errors++;
+	if (udp->rx_errors & (udp->rx_errors - 1))
+		return;
+	SRD_WARN(FI_LOG_EP_DATA, "receive on %s failed: %s (%lu failed so "
+		 "far)\n", srd_wire_addr_str(&udp->wire.addr, on, sizeof(on)),
+		 strerror(err), (unsigned long)udp->rx_errors);
+}
+
 static int udp_recv_batch(struct srd_wire_udp *udp)
 {
 	uint64_t mono_now;
@@ -374,6 +391,9 @@ static int udp_recv_batch(struct srd_wire_udp *udp)
 	}
 	got = recvmmsg(udp->fds[0], udp->rx_msgs, (unsigned)udp->rx_batch,
 		       MSG_DONTWAIT, NULL);
+	if (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+	    errno != EINTR)
+		udp_rx_error(udp, errno);
 	if (got <= 0)
 		return 0;
 	mono_now = srd_clock_now_ns();
@@ -456,6 +476,25 @@ static void udp_close(struct srd_wire *wire)
 	free(udp);
 }
 
+/* For logs (a path going down): the port the path sends from, which a
+ * firewall or an ECMP hash sees. */
+static const char *udp_path_str(struct srd_wire *wire, uint16_t path,
+				char *buf, size_t len)
+{
+	struct srd_wire_udp *udp = wire_udp(wire);
+	union srd_wire_addr a;
+	socklen_t alen = sizeof(a);
+
+	memset(&a, 0, sizeof(a));
+	if (path >= wire->npaths ||
+	    getsockname(udp->fds[path], &a.sa, &alen))
+		snprintf(buf, len, "path %u", (unsigned)path);
+	else
+		snprintf(buf, len, "path %u, source port %u", (unsigned)path,
+			 (unsigned)srd_wire_addr_port(&a));
+	return buf;
+}
+
 static const struct srd_wire_ops srd_wire_udp_ops = {
 	.name = "udp",
 	.post = udp_post,
@@ -463,6 +502,7 @@ static const struct srd_wire_ops srd_wire_udp_ops = {
 	.fd = udp_fd,
 	.now_ns = udp_now,
 	.close = udp_close,
+	.path_str = udp_path_str,
 };
 
 static void udp_set_bufs(int fd, int bytes)
