@@ -322,6 +322,7 @@ struct srd_tp {
 	uint32_t log_peers_n;
 	uint32_t log_session_n;		/* receive sessions opened */
 	uint32_t log_replay_n;		/* handshakes of ended sessions */
+	uint32_t log_mtu_n;		/* peers with a smaller MTU */
 	uint32_t log_cookie_n;		/* cookies not ours or expired */
 	uint32_t log_reclaim_n;		/* idle peers' slots reused */
 	uint32_t log_wire_n;		/* sends failed by a dead wire */

@@ -676,6 +676,26 @@ static void tp_hs_rtt_sample(struct srd_tp *tp, struct srd_tp_peer *peer)
 	}
 }
 
+/* Warn: the peer accepts smaller datagrams than we send (its interface
+ * has a smaller MTU: a misconfigured host).  Packets are sized by our
+ * own MTU, so every full one would be lost on the way and the peer time
+ * out; the handshake itself is small and gets through, which is why it
+ * can say so.  Throttled (a peer's answer may come from anyone). */
+static void tp_hs_check_mtu(struct srd_tp *tp, const struct srd_tp_peer *peer,
+			    const struct srd_base_hdr *base,
+			    const struct srd_hs_hdr *hs)
+{
+	char name[64];
+
+	if (!hs->mtu || hs->mtu >= tp->wire->mtu ||
+	    !srd_tp_log_due(&tp->log_mtu_n))
+		return;
+	SRD_WARN(FI_LOG_EP_DATA,
+		 "peer %s (incarnation %08x) accepts datagrams of at most %u bytes, this endpoint sends up to %u: its MTU is smaller, so full-size packets will be lost and the peer time out; give both hosts' interfaces the same MTU (%u such peers)\n",
+		 srd_wire_addr_str(&peer->addr, name, sizeof(name)),
+		 base->src_conn, hs->mtu, tp->wire->mtu, tp->log_mtu_n);
+}
+
 static void tp_hs_handle_resp(struct srd_tp *tp, struct srd_tp_peer *peer,
 			      const struct srd_base_hdr *base,
 			      const struct srd_hs_hdr *hs)
@@ -684,6 +704,7 @@ static void tp_hs_handle_resp(struct srd_tp *tp, struct srd_tp_peer *peer,
 
 	if (!tp_hs_answers_ours(tp, peer, base, hs))
 		return;
+	tp_hs_check_mtu(tp, peer, base, hs);
 	/* A new incarnation answering our request: the one whose session
 	 * we had is gone (it would have answered with its own id). */
 	peer->tx_remote_conn = base->src_conn;
