@@ -149,8 +149,10 @@ check_select() {
 	grep -qi "provider.*$prov\|$prov.*provider" "$log" ||
 		bad+=("MPICH's summary does not name provider $prov")
 	if [ "$prov" = srd ]; then
-		n=$(awk -v min="$min" '/^ep tx_pkts/ {
-			for (i = 1; i < NF; i++) if ($i == "rx_bytes") b = $(i + 1)
+		# the "ep" line of each endpoint's report (fi_srd(7) STATISTICS)
+		n=$(awk -v min="$min" '/^ep tx_pkts=/ {
+			for (i = 2; i <= NF; i++)
+				if (index($i, "rx_bytes=") == 1) b = substr($i, 10) + 0
 			if (b >= min) n++ } END { print n + 0 }' "$log")
 		[ "$n" -ge 2 ] || bad+=("$n of 2 ranks' srd endpoints received >= $min bytes")
 	fi

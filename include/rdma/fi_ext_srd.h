@@ -16,8 +16,9 @@
  *
  * With FI_SRD_STATS=1 each endpoint prints all of it to stderr when it
  * closes; with FI_SRD_STATS_DIR=DIR it also writes it to
- * DIR/srd-PID-EP.stats every FI_SRD_STATS_INTERVAL_MS while it runs,
- * which fabtests' srd_stat prints for a running program.
+ * DIR/srd-PID-EP.stats every FI_SRD_STATS_INTERVAL_MS while it runs
+ * (removed when it closes), which the srd_stat command prints, as a
+ * table or JSON (fi_srd(7) STATISTICS).
  */
 #ifndef FI_EXT_SRD_H
 #define FI_EXT_SRD_H

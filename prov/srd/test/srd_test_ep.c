@@ -680,17 +680,40 @@ Test(ep, stats_extension, .timeout = 30)
 	host_close(&b);
 }
 
+/* Reads a snapshot (format 2, fi_srd(7) STATISTICS): 1 when it is whole
+ * and shows one ACTIVE peer with 16 paths, 0 otherwise (not yet). */
+static int snapshot_shows_peer(const char *path, int *paths)
+{
+	char line[1024];
+	int peers = 0, end = 0, head;
+	FILE *f = fopen(path, "r");
+
+	*paths = 0;
+	if (!f)
+		return 0;
+	head = fgets(line, sizeof(line), f) &&
+	       !strncmp(line, "srd-stats 2 provider=srd version=", 33);
+	while (head && fgets(line, sizeof(line), f)) {
+		peers += !strncmp(line, "peer addr=", 10) &&
+			 strstr(line, " state=ACTIVE ");
+		*paths += !strncmp(line, "path addr=", 10);
+		end += !strcmp(line, "end\n");
+	}
+	fclose(f);
+	return head && end == 1 && peers == 1;
+}
+
 /* FI_SRD_STATS_DIR: a snapshot file that a running program keeps up to
- * date, and whose last version stays behind after close. */
+ * date, removed when its endpoint closes. */
 Test(ep, stats_dir_snapshot, .timeout = 30)
 {
-	char dir[] = "/tmp/srd_stats_test.XXXXXX", path[256], line[512];
+	char dir[] = "/tmp/srd_stats_test.XXXXXX", path[256], path1[256];
 	struct host a, b;
 	struct fi_cq_tagged_entry e;
 	struct fi_cq_err_entry err;
 	char out[5000], in[5000];
-	int peers = 0, paths = 0;
-	FILE *f;
+	double end;
+	int paths = 0, shown = 0;
 
 	cr_assert(mkdtemp(dir));
 	setenv("FI_SRD_STATS_DIR", dir, 1);
@@ -703,25 +726,24 @@ Test(ep, stats_dir_snapshot, .timeout = 30)
 	cr_assert_eq(fi_send(a.ep, out, sizeof(out), NULL, a.peer, out), 0);
 	cr_assert_eq(wait_comp(&b, &e, &err, 5), 0);
 	cr_assert_eq(wait_comp(&a, &e, &err, 5), 0);
-	host_close(&a);
-	host_close(&b);
-	/* the first endpoint opened is 0: that was a, the sender */
+	/* the first endpoint opened is 0: that was a, the sender; the
+	 * next snapshot after the send shows its peer */
 	snprintf(path, sizeof(path), "%s/srd-%d-0.stats", dir, (int)getpid());
-	f = fopen(path, "r");
-	cr_assert(f, "%s missing", path);
-	cr_assert(fgets(line, sizeof(line), f));
-	cr_assert_eq(strncmp(line, "srd ep ", 7), 0, "%s", line);
-	while (fgets(line, sizeof(line), f)) {
-		peers += !strncmp(line, "peer ", 5) &&
-			 strstr(line, "state ACTIVE");
-		paths += !strncmp(line, "  path ", 7);
+	snprintf(path1, sizeof(path1), "%s/srd-%d-1.stats", dir, (int)getpid());
+	end = now_s() + 5 * time_scale();
+	while (!shown && now_s() < end) {
+		fi_cq_read(a.cq, NULL, 0);
+		fi_cq_read(b.cq, NULL, 0);
+		shown = snapshot_shows_peer(path, &paths);
 	}
-	fclose(f);
-	cr_assert_eq(peers, 1);
+	cr_assert(shown, "%s: no whole snapshot with the active peer", path);
 	cr_assert_eq(paths, 16);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/srd-%d-1.stats", dir, (int)getpid());
-	cr_assert_eq(unlink(path), 0, "receiver's snapshot missing");
-	cr_assert_eq(rmdir(dir), 0, "stray files left in %s", dir);
+	cr_assert_eq(access(path1, R_OK), 0, "receiver's snapshot missing");
+	cr_assert_eq(access(path, W_OK), 0);
+	host_close(&a);
+	cr_assert_neq(access(path, F_OK), 0, "%s left after close", path);
+	cr_assert_eq(access(path1, F_OK), 0, "b's went with a's");
+	host_close(&b);
+	cr_assert_eq(rmdir(dir), 0, "files left in %s", dir);
 	unsetenv("FI_SRD_STATS_DIR");
 }

@@ -306,6 +306,9 @@ struct srd_ep {
 	uint8_t *auth_key;		/* srd_auth.c: the job key, or NULL */
 	size_t auth_key_len;
 	uint64_t stats_next_ns;
+	uint64_t stats_seq;		/* snapshots written */
+	uint64_t stats_start;		/* the process's start (/proc stat) */
+	uint32_t stats_id;		/* N of srd-PID-N.stats */
 	struct srd_msg_ep msg;
 };
 

@@ -186,7 +186,8 @@ static const struct srd_param_def srd_param_table[] = {
 	       "stderr when it closes"),
 	P_STR("stats_dir", stats_dir, NULL, SRD_PARAM_UNSET,
 	      "Directory where each endpoint keeps a snapshot of its "
-	      "counters (srd-PID-N.stats) for fabtests' srd_stat"),
+	      "counters (srd-PID-N.stats, removed at close) for the "
+	      "srd_stat command"),
 	P_INT("stats_interval_ms", stats_interval_ms, 1, INT_MAX,
 	      "Milliseconds between snapshots in stats_dir"),
 	P_BOOL("progress_thread", progress_thread,

@@ -4,15 +4,19 @@
  * fi_open_ops extension of fi_ext_srd.h (endpoint, peer and path
  * counters), the report printed at close with FI_SRD_STATS=1, and the
  * snapshot file written every FI_SRD_STATS_INTERVAL_MS under
- * FI_SRD_STATS_DIR for fabtests' srd_stat.
+ * FI_SRD_STATS_DIR for the srd_stat command (and removed at close).
  * It only reads transport state; it must not change any of it.
  */
 #include "config.h"
 #include "srd.h"
+#include "srd_proto.h"
 #include <rdma/fi_ext_srd.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static void stats_ep_fill(const struct srd_ep *ep, struct fi_srd_ep_stats *st)
@@ -199,12 +203,16 @@ int srd_stats_ops_open(const char *name, void **ops)
 	return 0;
 }
 
-/* --- text report ------------------------------------------------------------ */
-
-static const char *stats_state_str(uint32_t state)
-{
-	return srd_tp_tx_state_str((enum srd_tp_tx_state)state);
-}
+/* --- the snapshot (format 2) ------------------------------------------------
+ *
+ * One text format for FI_SRD_STATS=1 (stderr, at close) and for the files
+ * of FI_SRD_STATS_DIR, which srd_stat reads (fi_srd(7) STATISTICS lists
+ * every key).  Line 1 is "srd-stats FORMAT key=value...", then one record
+ * per line, its type first, then key=value pairs, no spaces in a value;
+ * "end" closes it.  Keys are only ever added: a reader ignores those it
+ * does not know.  A change that would break a reader bumps the format.
+ */
+#define SRD_STATS_FORMAT	2
 
 static size_t stats_dlist_len(const struct srd_dlist *head)
 {
@@ -215,105 +223,226 @@ static size_t stats_dlist_len(const struct srd_dlist *head)
 	return n;
 }
 
-/* The whole report; the caller holds the domain lock. */
+/* The process's start time (field 22 of /proc/self/stat, clock ticks
+ * since boot): with the PID it names this process even after the PID is
+ * reused, so srd_stat can tell a dead writer's snapshot.  0: unknown. */
+static uint64_t stats_proc_start(void)
+{
+	char buf[1024], *p;
+	unsigned long long start = 0;
+	size_t n;
+	FILE *f = fopen("/proc/self/stat", "r");
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* the command name may hold anything */
+	if (!p)
+		return 0;
+	/* after ")" come fields 3 (state) to 21, then the start time: p
+	 * steps to the space before each of fields 3 to 22 */
+	for (int field = 3; p && field <= 22; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &start) != 1)
+		return 0;
+	return start;
+}
+
+static void stats_print_head(struct srd_ep *ep, FILE *f)
+{
+	struct timespec ts;
+	char host[256] = "?", buf[64];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (gethostname(host, sizeof(host)) || strpbrk(host, " ="))
+		strcpy(host, "?");
+	host[sizeof(host) - 1] = '\0';
+	fprintf(f, "srd-stats %d provider=srd version=%s proto=%d pid=%d "
+		"start=%llu host=%s ep=%u seq=%llu time=%lld.%09ld "
+		"interval_ms=%d addr=%s paths=%u\n", SRD_STATS_FORMAT,
+		PACKAGE_VERSION, SRD_PROTO_VERSION, (int)getpid(),
+		(unsigned long long)ep->stats_start, host, ep->stats_id,
+		(unsigned long long)ep->stats_seq, (long long)ts.tv_sec,
+		ts.tv_nsec, srd_params.stats_interval_ms,
+		srd_wire_addr_str(&ep->wire->addr, buf, sizeof(buf)),
+		ep->wire->npaths);
+}
+
+/* The transport's packets, resends, acks, push-back, paths and peers. */
+static void stats_print_ep(struct srd_ep *ep, const struct fi_srd_ep_stats *e,
+			   FILE *f)
+{
+	fprintf(f, "ep tx_pkts=%lu tx_bytes=%lu rx_pkts=%lu rx_bytes=%lu "
+		"tx_acks=%lu rx_acks=%lu retx_timeout=%lu retx_fast=%lu "
+		"retx_probe=%lu rto_spurious=%lu rnr_sent=%lu rnr_recv=%lu "
+		"cc_cuts=%lu path_downs=%lu path_ups=%lu path_probes=%lu "
+		"peers=%lu peers_failed=%lu peers_reclaimed=%lu "
+		"pings_sent=%llu\n",
+		e->tx_pkts, e->tx_bytes, e->rx_pkts, e->rx_bytes, e->tx_acks,
+		e->rx_acks, e->retx_timeout, e->retx_fast, e->retx_probe,
+		e->rto_spurious, e->rnr_sent, e->rnr_recv, e->cc_cuts,
+		e->path_downs, e->path_ups, e->path_probes, e->peers,
+		e->peers_failed, e->peers_reclaimed,
+		(unsigned long long)ep->msg.pings_sent);
+}
+
+/* What arrived and was not delivered, by reason; then the strangers. */
+static void stats_print_drops(struct srd_ep *ep,
+			      const struct fi_srd_ep_stats *e, FILE *f)
+{
+	fprintf(f, "drops rx_dup=%lu rx_refused=%lu rx_drop_malformed=%lu "
+		"rx_drop_unknown=%lu rx_drop_conn=%lu rx_drop_window=%lu "
+		"rx_drop_token=%lu rx_drop_auth=%lu rx_drop_version=%lu "
+		"rx_drop_nogrh=%llu\n",
+		e->rx_dup, e->rx_refused, e->rx_drop_malformed,
+		e->rx_drop_unknown, e->rx_drop_conn, e->rx_drop_window,
+		e->rx_drop_token, e->rx_drop_auth, e->rx_drop_version,
+		(unsigned long long)ep->wire->rx_drop_nogrh);
+	fprintf(f, "strangers hs_cookies=%lu tx_unverified_bytes=%lu "
+		"rx_unverified_bytes=%lu\n", e->hs_cookies,
+		e->tx_unverified_bytes, e->rx_unverified_bytes);
+}
+
+/* The wire's system calls per datagram (UDP: what GSO and GRO save). */
+static void stats_print_wire(struct srd_ep *ep, FILE *f)
+{
+	const struct srd_wire *w = ep->wire;
+
+	fprintf(f, "wire name=%s tx_calls=%llu tx_dgrams=%llu rx_calls=%llu "
+		"rx_dgrams=%llu segs_max=%u\n", w->ops->name,
+		(unsigned long long)w->tx_calls,
+		(unsigned long long)w->tx_dgrams,
+		(unsigned long long)w->rx_calls,
+		(unsigned long long)w->rx_dgrams,
+		(unsigned)SRD_MAX(w->tx_segs_max, 1));
+}
+
+/* The message layer: what waits where (a stalled receiver shows whether
+ * its messages are posted, unexpected or held for order), against the
+ * bounds that push back. */
+static void stats_print_msg(struct srd_ep *ep,
+			    const struct fi_srd_ep_stats *e, FILE *f)
+{
+	const struct srd_msg_ep *m = &ep->msg;
+
+	fprintf(f, "msg posted_msg=%zu posted_tagged=%zu unexp_msg=%zu "
+		"unexp_tagged=%zu unexp_msgs=%lu unexp_store_bytes=%zu "
+		"reorder_pkts=%lu reorder_bytes=%zu unexp_bytes=%lu "
+		"unexp_peak_bytes=%lu unexp_max_bytes=%zu unexp_max_msgs=%u "
+		"rma_resps=%lu rma_resps_peak=%lu rma_resp_max=%u\n",
+		stats_dlist_len(&m->posted_msg),
+		stats_dlist_len(&m->posted_tagged),
+		stats_dlist_len(&m->unexp_msg),
+		stats_dlist_len(&m->unexp_tagged), e->unexp_msgs,
+		m->unexp_bytes, e->reorder_pkts, m->reorder_bytes,
+		e->unexp_bytes, e->unexp_peak_bytes, m->cfg.unexp_max_bytes,
+		m->cfg.unexp_max_msgs, e->rma_resps, e->rma_resps_peak,
+		m->cfg.rma_resp_max);
+}
+
+/* Per peer the message layer talks with: message numbers, held packets
+ * and its part of the unexpected store. */
+static void stats_print_msgpeers(struct srd_ep *ep, FILE *f)
+{
+	struct srd_peer *mp;
+	char buf[64];
+	uint32_t i;
+
+	srd_msg_for_each_peer(&ep->msg, i, mp) {
+		if (!mp->tp.rx_active && !mp->tx_msg_id)
+			continue;
+		fprintf(f, "msgpeer addr=%s rx_active=%d tx_msg_id=%u "
+			"rx_msg_id=%u held_pkts=%u reorder_bytes=%zu "
+			"unexp_msgs=%u unexp_bytes=%zu\n",
+			srd_wire_addr_str(&mp->tp.addr, buf, sizeof(buf)),
+			mp->tp.rx_active, mp->tx_msg_id, mp->rx_msg_id,
+			mp->held_pkts, mp->reorder_bytes, mp->unexp_msgs,
+			mp->unexp_bytes);
+	}
+}
+
+static void stats_print_paths(struct srd_ep *ep, struct srd_tp_peer *peer,
+			      const char *addr, FILE *f)
+{
+	for (uint32_t j = 0; j < ep->wire->npaths; j++) {
+		struct fi_srd_path_stats s;
+
+		stats_path_fill(&peer->paths[j], &s);
+		fprintf(f, "path addr=%s id=%u state=%s tx_pkts=%lu "
+			"tx_bytes=%lu retx=%lu losses=%lu acked=%lu "
+			"srtt_ns=%lu downs=%u loss_score=%u\n", addr, j,
+			s.state == FI_SRD_PATH_DOWN ? "DOWN" : "UP",
+			s.tx_pkts, s.tx_bytes, s.retx, s.losses, s.acked,
+			s.srtt_ns, s.downs, s.loss_score);
+	}
+}
+
+/* The send side of one peer, then its paths. */
+static void stats_print_peer(struct srd_ep *ep, struct srd_tp_peer *peer,
+			     FILE *f)
+{
+	struct srd_tp *tp = &ep->msg.tp;
+	struct fi_srd_peer_stats p;
+	uint64_t now = srd_tp_now(tp);
+	bool hs = peer->tx_state == SRD_TP_TX_HS_SENT;
+	char addr[64];
+
+	stats_peer_fill(tp, peer, &p);
+	srd_wire_addr_str(&peer->addr, addr, sizeof(addr));
+	fprintf(f, "peer addr=%s state=%s cwnd=%.1f ssthresh=%.1f "
+		"inflight=%u inflight_bytes=%llu window=%u srtt_ns=%lu "
+		"rttvar_ns=%lu rto_ns=%lu base_rtt_ns=%lu net_rtt_ns=%lu "
+		"tx_pkts=%lu tx_bytes=%lu retx_timeout=%lu retx_fast=%lu "
+		"retx_probe=%lu rto_spurious=%llu rnr_recv=%lu cc_cuts=%lu "
+		"npaths=%u paths_down=%u queued=%zu heard_ns=%llu "
+		"hs_rto_ns=%llu hs_age_ns=%llu\n", addr,
+		srd_tp_tx_state_str(peer->tx_state), p.cwnd, peer->ssthresh,
+		p.inflight, (unsigned long long)peer->tx_inflight_bytes,
+		p.window, p.srtt_ns, p.rttvar_ns, p.rto_ns, p.base_rtt_ns,
+		p.last_net_rtt_ns, p.tx_pkts, p.tx_bytes, p.retx_timeout,
+		p.retx_fast, p.retx_probe,
+		(unsigned long long)peer->rto_spurious, p.rnr_recv, p.cc_cuts,
+		p.npaths, p.paths_down, stats_dlist_len(&peer->tx_queue),
+		(unsigned long long)(peer->last_heard_ns &&
+				     now > peer->last_heard_ns ?
+				     now - peer->last_heard_ns : 0),
+		(unsigned long long)(hs ? peer->hs_rto : 0),
+		(unsigned long long)(hs ? now - peer->hs_first_ns : 0));
+	stats_print_paths(ep, peer, addr, f);
+}
+
+/* The whole snapshot; the caller holds the domain lock. */
 static void stats_print(struct srd_ep *ep, FILE *f)
 {
 	struct fi_srd_ep_stats e;
-	char buf[64];
 	struct srd_peer *mp;
 	uint32_t i;
 
 	stats_ep_fill(ep, &e);
-	fprintf(f, "srd ep %s pid %d paths %u\n",
-		srd_wire_addr_str(&ep->wire->addr, buf, sizeof(buf)),
-		(int)getpid(), ep->wire->npaths);
-	fprintf(f, "ep tx_pkts %lu tx_bytes %lu retx_timeout %lu retx_fast %lu "
-		"retx_probe %lu rx_pkts %lu rx_bytes %lu rx_dup %lu tx_acks %lu rx_acks %lu "
-		"rnr_sent %lu rnr_recv %lu cc_cuts %lu path_downs %lu "
-		"path_ups %lu path_probes %lu rto_spurious %lu "
-		"peers %lu peers_failed %lu drop_malformed %lu drop_unknown "
-		"%lu drop_conn %lu drop_window %lu\n",
-		e.tx_pkts, e.tx_bytes, e.retx_timeout, e.retx_fast,
-		e.retx_probe, e.rx_pkts,
-		e.rx_bytes, e.rx_dup, e.tx_acks, e.rx_acks, e.rnr_sent,
-		e.rnr_recv, e.cc_cuts, e.path_downs, e.path_ups,
-		e.path_probes, e.rto_spurious, e.peers, e.peers_failed,
-		e.rx_drop_malformed, e.rx_drop_unknown, e.rx_drop_conn,
-		e.rx_drop_window);
-	fprintf(f, "strangers hs_cookies %lu tx_unverified_bytes %lu "
-		"rx_unverified_bytes %lu drop_token %lu drop_auth %lu "
-		"drop_version %lu\n", e.hs_cookies, e.tx_unverified_bytes,
-		e.rx_unverified_bytes, e.rx_drop_token, e.rx_drop_auth,
-		e.rx_drop_version);
-	/* the wire's system calls per datagram (UDP: what GSO and GRO
-	 * save), and what the verbs wire dropped for an unknown sender */
-	fprintf(f, "wire %s tx_calls %lu tx_dgrams %lu rx_calls %lu "
-		"rx_dgrams %lu segs_max %u rx_drop_nogrh %lu\n",
-		ep->wire->ops->name, (unsigned long)ep->wire->tx_calls,
-		(unsigned long)ep->wire->tx_dgrams,
-		(unsigned long)ep->wire->rx_calls,
-		(unsigned long)ep->wire->rx_dgrams,
-		(unsigned)SRD_MAX(ep->wire->tx_segs_max, 1),
-		(unsigned long)ep->wire->rx_drop_nogrh);
-	/* the message layer: what waits where (a stalled receiver shows
-	 * whether its messages are posted, unexpected or held for order) */
-	fprintf(f, "msg posted_msg %zu posted_tagged %zu unexp_msg %zu "
-		"unexp_tagged %zu unexp_bytes %zu reorder_pkts %u "
-		"reorder_bytes %zu\n",
-		stats_dlist_len(&ep->msg.posted_msg),
-		stats_dlist_len(&ep->msg.posted_tagged),
-		stats_dlist_len(&ep->msg.unexp_msg),
-		stats_dlist_len(&ep->msg.unexp_tagged), ep->msg.unexp_bytes,
-		ep->msg.reorder_pkts, ep->msg.reorder_bytes);
-	srd_msg_for_each_peer(&ep->msg, i, mp) {
-		if (!mp->tp.rx_active && !mp->tx_msg_id)
-			continue;
-		fprintf(f, "msgpeer %s tx_msg_id %u rx_msg_id %u held %u "
-			"unexp_msgs %u unexp_bytes %zu\n",
-			srd_wire_addr_str(&mp->tp.addr, buf, sizeof(buf)),
-			mp->tx_msg_id, mp->rx_msg_id, mp->held_pkts,
-			mp->unexp_msgs, mp->unexp_bytes);
-	}
+	stats_print_head(ep, f);
+	stats_print_ep(ep, &e, f);
+	stats_print_drops(ep, &e, f);
+	stats_print_wire(ep, f);
+	stats_print_msg(ep, &e, f);
+	stats_print_msgpeers(ep, f);
 	srd_msg_for_each_peer(&ep->msg, i, mp) {
 		struct srd_tp_peer *peer = &mp->tp;
-		struct fi_srd_peer_stats p;
 
 		/* peers we sent to, and those a send waits on (handshake) */
 		if (!peer->tx_pkts && peer->tx_state == SRD_TP_TX_IDLE &&
 		    srd_dlist_empty(&peer->tx_queue))
 			continue;
-		stats_peer_fill(&ep->msg.tp, peer, &p);
-		fprintf(f, "peer %s state %s cwnd %.1f inflight %u "
-			"srtt_us %.1f base_rtt_us %.1f net_rtt_us %.1f "
-			"rto_us %.1f tx_pkts %lu tx_bytes %lu retx_timeout "
-			"%lu retx_fast %lu retx_probe %lu rnr_recv %lu "
-			"cc_cuts %lu paths_down %u\n",
-			srd_wire_addr_str(&peer->addr, buf, sizeof(buf)),
-			stats_state_str(p.state), p.cwnd, p.inflight,
-			p.srtt_ns / 1e3, p.base_rtt_ns / 1e3,
-			p.last_net_rtt_ns / 1e3, p.rto_ns / 1e3, p.tx_pkts,
-			p.tx_bytes, p.retx_timeout, p.retx_fast, p.retx_probe,
-			p.rnr_recv,
-			p.cc_cuts, p.paths_down);
-		if (peer->tx_state == SRD_TP_TX_HS_SENT)
-			fprintf(f, "  session queued %zu hs_rto_us %.1f "
-				"hs_age_us %.1f\n",
-				stats_dlist_len(&peer->tx_queue),
-				peer->hs_rto / 1e3,
-				(srd_tp_now(&ep->msg.tp) - peer->hs_first_ns) / 1e3);
-		for (uint32_t j = 0; j < p.npaths; j++) {
-			struct fi_srd_path_stats s;
-
-			stats_path_fill(&peer->paths[j], &s);
-			fprintf(f, "  path %u %s tx_pkts %lu tx_bytes %lu retx "
-				"%lu losses %lu acked %lu srtt_us %.1f downs "
-				"%u score %u\n", j,
-				s.state == FI_SRD_PATH_DOWN ? "DOWN" : "UP",
-				s.tx_pkts, s.tx_bytes, s.retx, s.losses,
-				s.acked, s.srtt_ns / 1e3, s.downs,
-				s.loss_score);
-		}
+		stats_print_peer(ep, peer, f);
 	}
+	fprintf(f, "end\n");
+}
+
+static int stats_tmp_path(const struct srd_ep *ep, char *tmp, size_t len)
+{
+	return snprintf(tmp, len, "%s.tmp", ep->stats_path) < (int)len ?
+	       0 : -1;
 }
 
 /* Writes the snapshot next to its final name, then renames it: a reader
@@ -323,12 +452,12 @@ static void stats_write_file(struct srd_ep *ep)
 	char tmp[4200];
 	FILE *f;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", ep->stats_path) >=
-	    (int)sizeof(tmp))
+	if (stats_tmp_path(ep, tmp, sizeof(tmp)))
 		return;
 	f = fopen(tmp, "w");
 	if (!f)
 		return;
+	ep->stats_seq++;
 	stats_print(ep, f);
 	if (fclose(f) || rename(tmp, ep->stats_path))
 		unlink(tmp);
@@ -339,11 +468,16 @@ void srd_stats_ep_open(struct srd_ep *ep)
 	static unsigned int ep_seq;
 	char path[4096];
 
+	ep->stats_id = __atomic_fetch_add(&ep_seq, 1, __ATOMIC_RELAXED);
+	if (srd_params.stats || (srd_params.stats_dir && *srd_params.stats_dir))
+		ep->stats_start = stats_proc_start();
 	if (!srd_params.stats_dir || !*srd_params.stats_dir)
 		return;
+	if (access(srd_params.stats_dir, W_OK | X_OK))
+		SRD_WARN(FI_LOG_EP_CTRL, "FI_SRD_STATS_DIR %s: %s: no "
+			 "snapshots\n", srd_params.stats_dir, strerror(errno));
 	if (snprintf(path, sizeof(path), "%s/srd-%d-%u.stats",
-		     srd_params.stats_dir, (int)getpid(),
-		     __atomic_fetch_add(&ep_seq, 1, __ATOMIC_RELAXED)) >=
+		     srd_params.stats_dir, (int)getpid(), ep->stats_id) >=
 	    (int)sizeof(path))
 		return;
 	ep->stats_path = strdup(path);
@@ -359,6 +493,20 @@ void srd_stats_tick(struct srd_ep *ep)
 	ep->stats_next_ns = now + (uint64_t)srd_params.stats_interval_ms *
 				  SRD_NS_PER_MS;
 	stats_write_file(ep);
+}
+
+/* The snapshot goes with the endpoint: a file in FI_SRD_STATS_DIR names
+ * a live endpoint, or a process that died without closing it (srd_stat
+ * tells those by their PID and start time, and --clean removes them). */
+static void stats_remove_file(struct srd_ep *ep)
+{
+	char tmp[4200];
+
+	if (unlink(ep->stats_path) && errno != ENOENT)
+		SRD_WARN(FI_LOG_EP_CTRL, "stats: cannot remove %s: %s\n",
+			 ep->stats_path, strerror(errno));
+	if (!stats_tmp_path(ep, tmp, sizeof(tmp)))
+		unlink(tmp);
 }
 
 void srd_stats_ep_close(struct srd_ep *ep)
@@ -381,9 +529,9 @@ void srd_stats_ep_close(struct srd_ep *ep)
 		 st.cc_cuts, st.path_downs);
 	if (srd_params.stats)
 		stats_print(ep, stderr);
-	if (ep->stats_path)
-		stats_write_file(ep);	/* the final figures stay behind */
 out:
+	if (ep->stats_path)
+		stats_remove_file(ep);
 	free(ep->stats_path);
 	ep->stats_path = NULL;
 }
