@@ -21,7 +21,10 @@
 #      routers, 4 parallel links): integrity under 1 % and 5 % loss,
 #      spraying over the links, failover when a link black-holes, incast
 #      into a rate-limited receiver, a dead peer and a restarted one,
-#      and 40 s of the soak (fabtests/scripts/srd_soak.sh),
+#      and 40 s of the soak (fabtests/scripts/srd_soak.sh), and README's
+#      two-hosts recipe (fabtests/scripts/srd_hosts_recipe.sh: fi_pingpong,
+#      sft -b, Open MPI across two namespaces whose nftables rule sets
+#      pass UDP only inside FI_SRD_PORT_LOW_RANGE..HIGH_RANGE),
 #   6. Open MPI over srd (fabtests/mpi): the MPI suite (point-to-point,
 #      collectives, one-sided, MPI_THREAD_MULTIPLE) at 2, 4 and 8 ranks
 #      on lo and at 2 and 4 across 4 network namespaces (8 there by hand:
@@ -183,6 +186,15 @@ ecmp() {
 		fabtests/scripts/sft_ecmp.sh -p srd
 }
 
+hosts_recipe() {	# README's "Two hosts" recipe across two namespaces
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "SKIP: the two-hosts recipe needs root (network namespaces)"
+		return 0
+	fi
+	FI_PROVIDER_PATH=$top/build/.libs SFT_BINDIR=$top/build/fabtests \
+		fabtests/scripts/srd_hosts_recipe.sh
+}
+
 mpi_loopback() {	# Open MPI over srd: 2, 4 and 8 ranks on lo
 	FI_PROVIDER_PATH=$top/build/.libs MPI_BINDIR=$top/build/mpi \
 		fabtests/mpi/mpi_suite.sh -p srd --quick
@@ -276,6 +288,7 @@ stage "verbs wire on a real RDMA device (contrib/verbs_hw_check.sh; SKIP without
 stage "loss test (5% UDP loss in a namespace)" loss
 stage "soak: clients that come and go, msg/tagged/RMA/atomics, 1% loss (${SRD_SOAK_SECONDS:-40} s)" soak
 stage "ECMP test bed (4 links: loss, spraying, failover, incast, dead and restarted peers)" ecmp
+stage "two hosts behind port-range firewalls (README recipe: fi_pingpong, sft -b, Open MPI)" hosts_recipe
 stage "build the MPI test programs" fabtests/mpi/mpi_build.sh build/mpi &&
 	{
 	stage "MPI suite over srd on lo (2, 4, 8 ranks)" mpi_loopback

@@ -88,11 +88,11 @@ check "fi_srd(7)" "$doc_man"
 # A value out of range is refused with a warning that names the
 # parameter, the value and what is used instead; so is a string that is
 # not one of its choices.
-refused() {	# refused VAR=VALUE EXPECTED-TEXT
-	local out
-	out=$(export "$1" FI_LOG_LEVEL=warn FI_LOG_PROV=srd; fi_info_run -p srd -l 2>&1 >/dev/null)
-	if ! grep -qF "$2" <<<"$out"; then
-		echo "FAIL: $1 logged no \"$2\":"
+refused() {	# refused VAR=VALUE... EXPECTED-TEXT
+	local out want=${*: -1}
+	out=$(export "${@:1:$#-1}" FI_LOG_LEVEL=warn FI_LOG_PROV=srd; fi_info_run -p srd -l 2>&1 >/dev/null)
+	if ! grep -qF "$want" <<<"$out"; then
+		echo "FAIL: ${*:1:$#-1} logged no \"$want\":"
 		echo "$out" | head -5
 		fail=1
 	fi
@@ -100,6 +100,11 @@ refused() {	# refused VAR=VALUE EXPECTED-TEXT
 refused FI_SRD_PATHS=999 "FI_SRD_PATHS=999 refused (1 to 256); using 16"
 refused FI_SRD_RDV_WINDOW=100 "FI_SRD_RDV_WINDOW=100 refused (at least 4096); using 8388608"
 refused FI_SRD_WIRE=ib "FI_SRD_WIRE=ib refused (auto,udp,verbs); using auto"
+refused FI_SRD_PORT_LOW_RANGE=70000 "FI_SRD_PORT_LOW_RANGE=70000 refused (0 to 65535); using 0"
+refused FI_SRD_PORT_LOW_RANGE=40010 FI_SRD_PORT_HIGH_RANGE=40000 \
+	"FI_SRD_PORT_LOW_RANGE=40010 FI_SRD_PORT_HIGH_RANGE=40000 refused (low above high); using 0 0 (no port range)"
+refused FI_SRD_PORT_HIGH_RANGE=40000 \
+	"FI_SRD_PORT_LOW_RANGE=0 FI_SRD_PORT_HIGH_RANGE=40000 refused (the range needs both"
 # fi_getinfo says at debug level which interfaces it skips and why.
 out=$(export FI_SRD_IFACE=srd_no_such_if FI_LOG_LEVEL=debug FI_LOG_PROV=srd
       fi_info_run -p srd 2>&1 >/dev/null)

@@ -22,8 +22,9 @@
 # reason), and a program would fall back to another address.
 #
 # The sft programs' servers listen for the out-of-band exchange on
-# 127.0.0.1 unless SFT_OOB_ADDR names an address; run servers in B with
-# SFT_OOB_ADDR=$(srd_veth_bed.sh addr b).
+# 127.0.0.1 unless -b (or SFT_OOB_ADDR) names an address; run servers in
+# B with -b $(srd_veth_bed.sh addr b), which binds their endpoint there
+# too.
 #
 # Commands:
 #   up [-m MTU] [-v NVETH]  create the bed (MTU default 1500, 1 pair,

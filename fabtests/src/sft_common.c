@@ -214,6 +214,11 @@ static void usage(const struct sft_opts *o)
 	       "  -p PROV   provider name, e.g. srd or \"tcp;ofi_rxm\" (required)\n"
 	       "  -P PORT   OOB TCP port (default 47592)\n"
 	       "  -s        server mode; the client names the server address\n"
+	       "  -b ADDR   bind here: the OOB socket (server: listen on ADDR,\n"
+	       "            default 127.0.0.1 or $SFT_OOB_ADDR) and the provider\n"
+	       "            endpoint (fi_getinfo node ADDR with FI_SOURCE: the\n"
+	       "            interface holding ADDR); across hosts, give the\n"
+	       "            server -b and the client the server's ADDR\n"
 	       "  -S SIZES  comma list (k/m suffix) or 'all' (0,1,2,4..64m)\n"
 	       "  -I N      iterations / message count\n"
 	       "  -m MODE   msg | tagged\n"
@@ -227,11 +232,12 @@ void sft_parse_opts(struct sft_opts *o, int argc, char **argv)
 {
 	int ch;
 
-	while ((ch = getopt(argc, argv, "p:P:sS:I:m:W:t:o:vh")) != -1) {
+	while ((ch = getopt(argc, argv, "p:P:sb:S:I:m:W:t:o:vh")) != -1) {
 		switch (ch) {
 		case 'p': o->prov = optarg; break;
 		case 'P': o->port = atoi(optarg); break;
 		case 's': o->server = 1; break;
+		case 'b': o->bind = optarg; break;
 		case 'S': parse_sizes(o, optarg); break;
 		case 'I': o->iters = atoi(optarg); break;
 		case 'W': o->window = atoi(optarg); break;
@@ -255,6 +261,12 @@ void sft_parse_opts(struct sft_opts *o, int argc, char **argv)
 	if (!o->prov) {
 		usage(o);
 		sft_die("-p PROVIDER is required");
+	}
+	if (o->bind) {
+		struct in_addr a;
+
+		if (inet_pton(AF_INET, o->bind, &a) != 1)
+			sft_die("-b wants an IPv4 address, got '%s'", o->bind);
 	}
 	if (o->window < 1 || o->timeout < 1 || o->iters < 0 ||
 	    o->port <= 0 || o->port > 65535)
@@ -284,6 +296,8 @@ struct fi_info *sft_hints(const struct sft_opts *o, const struct sft_params *p)
 	return h;
 }
 
+/* With -b, the entries of the interface that holds the address, the
+ * endpoint bound to it (any port); else the provider's own order. */
 int sft_getinfo(const struct sft_opts *o, const struct sft_params *p,
 		struct fi_info **info)
 {
@@ -291,7 +305,7 @@ int sft_getinfo(const struct sft_opts *o, const struct sft_params *p,
 	int ret;
 
 	ret = fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION),
-			 NULL, NULL, 0, h, info);
+			 o->bind, NULL, o->bind ? FI_SOURCE : 0, h, info);
 	fi_freeinfo(h);
 	return ret;
 }
@@ -410,8 +424,10 @@ static void oob_server(struct sft_ctx *c, struct sockaddr_in *sin)
 	if (lfd < 0)
 		sft_die("socket: %s", strerror(errno));
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	/* Loopback unless SFT_OOB_ADDR names the address to listen on (a
-	 * test bed whose client runs in another namespace or host). */
+	/* Loopback unless -b (or, from before -b, SFT_OOB_ADDR) names the
+	 * address to listen on: a client in another host or namespace. */
+	if (c->opts->bind)
+		oob_addr = c->opts->bind;
 	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (oob_addr && inet_pton(AF_INET, oob_addr, &sin->sin_addr) != 1)
 		sft_die("bad SFT_OOB_ADDR '%s'", oob_addr);
@@ -419,11 +435,24 @@ static void oob_server(struct sft_ctx *c, struct sockaddr_in *sin)
 	    listen(lfd, 1))
 		sft_die("OOB bind/listen on port %d: %s", c->opts->port,
 			strerror(errno));
-	sft_log("server: OOB listening on port %d", c->opts->port);
+	sft_log("server: OOB listening on %s port %d",
+		oob_addr ? oob_addr : "127.0.0.1", c->opts->port);
 	c->oob_fd = accept(lfd, NULL, NULL);
 	if (c->oob_fd < 0)
 		sft_die("accept: %s", strerror(errno));
 	close(lfd);
+}
+
+/* The client's -b: its OOB connection leaves from that address too. */
+static void oob_bind_source(int fd, const char *addr)
+{
+	struct sockaddr_in me;
+
+	memset(&me, 0, sizeof(me));
+	me.sin_family = AF_INET;
+	inet_pton(AF_INET, addr, &me.sin_addr);
+	if (bind(fd, (struct sockaddr *)&me, sizeof(me)))
+		sft_die("OOB bind to %s: %s", addr, strerror(errno));
 }
 
 static void oob_client(struct sft_ctx *c, struct sockaddr_in *sin)
@@ -439,6 +468,8 @@ static void oob_client(struct sft_ctx *c, struct sockaddr_in *sin)
 		fd = socket(AF_INET, SOCK_STREAM, 0);
 		if (fd < 0)
 			sft_die("socket: %s", strerror(errno));
+		if (c->opts->bind)
+			oob_bind_source(fd, c->opts->bind);
 		if (!connect(fd, (struct sockaddr *)sin, sizeof(*sin)))
 			break;
 		close(fd);

@@ -4,7 +4,8 @@
  *
  * Provider-agnostic: only the public libfabric API is used.  Every test
  * binary holds both the server and the client; the two processes swap
- * endpoint addresses over a plain TCP socket on loopback (the "OOB"
+ * endpoint addresses over a plain TCP socket on loopback, or across
+ * hosts on the server's -b address (the "OOB"
  * socket) and then talk over the provider under test.
  *
  * Exit codes: 0 pass, 1 fail, 77 skip.  The last line printed is
@@ -46,6 +47,10 @@ struct sft_opts {
 	int port;		/* -P */
 	int server;		/* -s */
 	const char *dst;	/* positional server address (client) */
+	const char *bind;	/* -b: local IPv4 address to bind (OOB socket
+				 * and provider endpoint); NULL: loopback
+				 * for the server's OOB, the provider's
+				 * first interface for the endpoint */
 	size_t sizes[SFT_MAX_SIZES];
 	int nsizes;
 	int sizes_set;

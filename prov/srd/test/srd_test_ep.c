@@ -747,3 +747,95 @@ Test(ep, stats_dir_snapshot, .timeout = 30)
 	cr_assert_eq(rmdir(dir), 0, "files left in %s", dir);
 	unsetenv("FI_SRD_STATS_DIR");
 }
+
+/* This process's UDP sockets: how many, and how many are bound to a
+ * port in [low, high]. */
+static void udp_sockets(int low, int high, int *all, int *in_range)
+{
+	struct rlimit rl;
+
+	*all = *in_range = 0;
+	getrlimit(RLIMIT_NOFILE, &rl);
+	for (int fd = 0; fd < (int)rl.rlim_cur && fd < 65536; fd++) {
+		struct sockaddr_in sin;
+		socklen_t len = sizeof(sin);
+		int type = 0;
+		socklen_t tl = sizeof(type);
+
+		if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) ||
+		    type != SOCK_DGRAM ||
+		    getsockname(fd, (struct sockaddr *)&sin, &len) ||
+		    sin.sin_family != AF_INET)
+			continue;
+		(*all)++;
+		*in_range += ntohs(sin.sin_port) >= low &&
+			     ntohs(sin.sin_port) <= high;
+	}
+}
+
+/* FI_SRD_PORT_LOW_RANGE/HIGH_RANGE: the receive port (the name) and
+ * every path's port of every endpoint lie in the range; an endpoint the
+ * range has no room for fails to open with -FI_EADDRINUSE; traffic over
+ * all paths arrives byte for byte. */
+Test(ep, port_range_binds_every_socket, .timeout = 60)
+{
+	enum { PATHS = 4, LEN = 1 << 20 };
+	int base = free_udp_ports(2 * PATHS), high = base + 2 * PATHS - 1;
+	int all0, in0, all, in;
+	uint8_t *out = malloc(LEN), *got = calloc(1, LEN);
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	struct sockaddr_in sin;
+	size_t len = sizeof(sin);
+	struct fid_ep *third;
+	struct host a, b;
+	char v[16];
+	ssize_t ret;
+
+	cr_assert(base, "no free UDP ports on 127.0.0.1");
+	snprintf(v, sizeof(v), "%d", base);
+	setenv("FI_SRD_PORT_LOW_RANGE", v, 1);
+	snprintf(v, sizeof(v), "%d", high);
+	setenv("FI_SRD_PORT_HIGH_RANGE", v, 1);
+	setenv("FI_SRD_PATHS", "4", 1);
+	udp_sockets(base, high, &all0, &in0);
+	host_open(&a);
+	host_open(&b);
+	udp_sockets(base, high, &all, &in);
+	cr_assert_eq(all - all0, 2 * PATHS, "%d new UDP sockets", all - all0);
+	cr_assert_eq(in - in0, 2 * PATHS, "%d of %d in %d-%d", in - in0,
+		     2 * PATHS, base, high);
+	cr_assert_eq(fi_getname(&a.ep->fid, &sin, &len), 0);
+	cr_assert(ntohs(sin.sin_port) >= base && ntohs(sin.sin_port) <= high);
+	cr_assert_eq(fi_endpoint(a.domain, a.info, &third, NULL),
+		     -FI_EADDRINUSE, "the range is full");
+	connect_pair(&a, &b);
+	for (size_t i = 0; i < LEN; i++)
+		out[i] = (uint8_t)(i * 13 + (i >> 11));
+	cr_assert_eq(fi_trecv(b.ep, got, LEN, NULL, FI_ADDR_UNSPEC, 7, 0,
+			      got), 0);
+	while ((ret = fi_tsend(a.ep, out, LEN, NULL, a.peer, 7, out)) ==
+	       -FI_EAGAIN)
+		fi_cq_read(a.cq, NULL, 0);
+	cr_assert_eq(ret, 0);
+	cr_assert_eq(wait_comp(&b, &e, &err, 20), 0);
+	cr_assert_eq(e.len, LEN);
+	cr_assert_eq(wait_comp(&a, &e, &err, 20), 0);
+	cr_assert_eq(memcmp(out, got, LEN), 0, "1 MiB arrived changed");
+	host_close(&a);
+	host_close(&b);
+	free(out);
+	free(got);
+}
+
+/* A range upside down is refused (params_check.sh reads the warning):
+ * endpoints open on any port, as without the parameters. */
+Test(ep, port_range_upside_down_is_no_range, .timeout = 30)
+{
+	struct host a;
+
+	setenv("FI_SRD_PORT_LOW_RANGE", "40010", 1);
+	setenv("FI_SRD_PORT_HIGH_RANGE", "40000", 1);
+	host_open(&a);
+	host_close(&a);
+}

@@ -12,6 +12,8 @@
 #include "config.h"
 #include "srd_tp.h"
 #include "srd_memnet.h"
+#include "srd.h"
+#include "srd_test_common.h"
 #include "srd_verbs.h"
 #ifdef HAVE_VERBS
 #include "srd_verbs_emu.h"
@@ -21,6 +23,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -574,6 +577,127 @@ Test(wire_udp, without_gso_a_burst_is_one_sendmmsg_of_datagrams,
      .timeout = 30)
 {
 	udp_burst(false, true);
+}
+
+/* --- the port range (FI_SRD_PORT_LOW_RANGE/HIGH_RANGE) --------------- */
+
+static int udp_open_in(uint16_t low, uint16_t high, uint16_t port,
+		       uint16_t npaths, struct srd_wire **w)
+{
+	struct srd_wire_udp_attr attr = { .npaths = npaths,
+					  .port_low = low, .port_high = high,
+					  .sockbuf_bytes = 1 << 20 };
+
+	attr.bind.sin.sin_family = AF_INET;
+	attr.bind.sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	attr.bind.sin.sin_port = htons(port);
+	return srd_wire_udp_open(&attr, w);
+}
+
+static void expect_ports_in(const struct srd_wire *w, int from, int low,
+			    int high)
+{
+	cr_assert_not_null(w->path_ports);
+	cr_assert_eq(w->path_ports[0], srd_wire_addr_port(&w->addr));
+	for (int i = from; i < w->npaths; i++)
+		cr_assert(w->path_ports[i] >= low && w->path_ports[i] <= high,
+			  "path %d bound port %u, outside %d-%d", i,
+			  w->path_ports[i], low, high);
+}
+
+/* Every socket binds in the range, a port the caller names is kept, a
+ * range too small for another endpoint fails its open with EADDRINUSE,
+ * and datagrams leave each path from that path's port, intact. */
+Test(wire_udp, port_range_holds_every_socket, .timeout = 30)
+{
+	int base = free_udp_ports(8), high = base + 7, outside;
+	uint8_t buf[256], seen[16] = { 0 };
+	struct srd_wire *a, *b, *c;
+	struct srd_wire_rx rx[16];
+	uint64_t end;
+	int got = 0;
+
+	cr_assert(base, "no 8 free UDP ports on 127.0.0.1");
+	cr_assert_eq(udp_open_in(4, 3, 0, 4, &c), -EINVAL);
+	cr_assert_eq(udp_open_in(0, 9, 0, 4, &c), -EINVAL);
+	cr_assert_eq(udp_open_in((uint16_t)base, (uint16_t)high, 0, 4, &a), 0);
+	expect_ports_in(a, 0, base, high);
+	/* named port: kept; its 3 paths take 3 of the 4 ports left */
+	for (outside = high + 1; outside < high + 200 &&
+	     udp_open_in(0, 0, (uint16_t)outside, 1, &c); outside++)
+		;
+	cr_assert_lt(outside, high + 200, "no free port above the range");
+	c->ops->close(c);
+	cr_assert_eq(udp_open_in((uint16_t)base, (uint16_t)high,
+				 (uint16_t)outside, 4, &c), 0);
+	cr_assert_eq(srd_wire_addr_port(&c->addr), outside);
+	expect_ports_in(c, 1, base, high);
+	cr_assert_eq(udp_open_in((uint16_t)base, (uint16_t)high, 0, 4, &b),
+		     -EADDRINUSE);
+	c->ops->close(c);
+	cr_assert_eq(udp_open_in((uint16_t)base, (uint16_t)high, 0, 4, &b), 0);
+	expect_ports_in(b, 0, base, high);
+	for (uint16_t i = 0; i < 8; i++)
+		cr_assert_eq(post_one(a, b, i, i % 4, 200, buf), 1);
+	for (end = mono_ns() + 3000000000ull; got < 8 && mono_ns() < end;) {
+		int n = b->ops->poll(b, rx, 16);
+
+		for (int i = 0; i < n; i++, got++) {
+			uint32_t seq;
+
+			check(&rx[i], &seq);
+			cr_assert_lt(seq, 8);
+			seen[seq]++;
+			cr_assert_eq(srd_wire_addr_port(&rx[i].src),
+				     a->path_ports[seq % 4],
+				     "datagram %u of path %u from port %u",
+				     seq, seq % 4,
+				     srd_wire_addr_port(&rx[i].src));
+		}
+	}
+	cr_assert_eq(got, 8, "%d of 8 datagrams arrived", got);
+	for (int i = 0; i < 8; i++)
+		cr_assert_eq(seen[i], 1);
+	a->ops->close(a);
+	b->ops->close(b);
+}
+
+/* --- interface order ---------------------------------------------------- */
+
+/* Container and VM networks after other software interfaces, those after
+ * devices; naming them in FI_SRD_IFACE lifts that; loopback stays last. */
+Test(iface, virtual_interfaces_sort_after_devices)
+{
+	static const struct { const char *name; bool dev; } in[] = {
+		{ "docker0", false }, { "eth0", true }, { "lo", false },
+		{ "ens3", true }, { "virbr0", false }, { "veth12", false },
+		{ "bond0", false }, { "br-5f2a", false }, { "vnet3", false },
+	};
+	static const char *const want[] = {
+		"ens3", "eth0", "bond0", "br-5f2a", "docker0", "veth12",
+		"virbr0", "vnet3", "lo",
+	};
+	const size_t n = sizeof(in) / sizeof(in[0]);
+	struct srd_iface f[sizeof(in) / sizeof(in[0])];
+
+	memset(f, 0, sizeof(f));
+	for (size_t i = 0; i < n; i++) {
+		snprintf(f[i].name, sizeof(f[i].name), "%s", in[i].name);
+		f[i].addr.sa.sa_family = AF_INET;
+		f[i].loopback = !strcmp(in[i].name, "lo");
+		f[i].virt = f[i].loopback ? SRD_IFACE_DEVICE :
+			    srd_iface_virt_of(in[i].name, in[i].dev, false);
+	}
+	qsort(f, n, sizeof(f[0]), srd_iface_cmp);
+	for (size_t i = 0; i < n; i++)
+		cr_assert_str_eq(f[i].name, want[i], "position %zu: %s, not %s",
+				 i, f[i].name, want[i]);
+	cr_assert_eq(srd_iface_virt_of("docker0", false, true),
+		     SRD_IFACE_DEVICE);
+	cr_assert_eq(srd_iface_virt_of("veth0", true, false),
+		     SRD_IFACE_DEVICE);
+	cr_assert_eq(srd_iface_virt_of("bond0", false, false),
+		     SRD_IFACE_SOFTWARE);
 }
 
 #ifdef HAVE_VERBS

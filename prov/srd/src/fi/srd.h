@@ -70,8 +70,23 @@ struct srd_iface {
 					 * prefix */
 	uint32_t mtu;
 	bool loopback;
+	int virt;			/* enum srd_iface_virt */
 	int locality;			/* 0 = near this process's CPUs */
 };
+
+/* What an IP interface is, for its place in the order: container and VM
+ * networks (docker0, virbr0, veth*: the same addresses on every host)
+ * after other software interfaces (bonds, VLANs, bridges), those after
+ * network devices; unless FI_SRD_IFACE is set (then all are DEVICE). */
+enum srd_iface_virt {
+	SRD_IFACE_DEVICE,		/* /sys/class/net/NAME/device exists */
+	SRD_IFACE_SOFTWARE,		/* no device behind it */
+	SRD_IFACE_GUESTNET,		/* a container/VM network by its name */
+};
+int srd_iface_virt_of(const char *name, bool has_device, bool named);
+/* qsort order of interfaces: loopback last, then by virt, locality,
+ * IPv4 before IPv6, name. */
+int srd_iface_cmp(const void *a, const void *b);
 int srd_iface_list(struct srd_iface **ifaces, int *count);
 const struct srd_iface *srd_iface_find(const struct srd_iface *ifaces,
 				       int count, const char *name, int family);

@@ -394,6 +394,8 @@ static int ep_open_wire(struct srd_ep *ep, const union srd_wire_addr *addr)
 		.sockbuf_bytes = (uint32_t)srd_params.sockbuf,
 		.gso = srd_params.gso != 0,
 		.gro = srd_params.gro != 0,
+		.port_low = (uint16_t)srd_params.port_low,
+		.port_high = (uint16_t)srd_params.port_high,
 	};
 	struct srd_wire_verbs_attr vattr = {
 		.port = &ep->dom->iface.vport,

@@ -5,8 +5,11 @@
  * FI_SRD_IFACE: the fabric name is the interface's subnet, the domain
  * name its name.  On the verbs wire (FI_SRD_WIRE), the active RDMA ports
  * (srd_verbs_port_list): domain "device:port", fabric "verbs:" and the
- * subnet.  Ordered by locality to this process's CPUs and to the GPU
- * FI_SRD_GPU_PCI names (hwloc), non-loopback first and loopback last.
+ * subnet.  Ordered non-loopback first and loopback last; then network
+ * devices before software interfaces and those before container and VM
+ * networks (docker0, virbr0, veth*), unless FI_SRD_IFACE is set; then
+ * by locality to this process's CPUs and to the GPU FI_SRD_GPU_PCI
+ * names (hwloc).
  * Read-only on the system; allocates only the returned array.
  */
 #include "config.h"
@@ -113,6 +116,37 @@ static bool iface_usable(const struct ifaddrs *ifa, bool log)
 	return false;
 }
 
+/* Name prefixes of the interfaces container runtimes, hypervisors and
+ * overlay networks create: bridges and veth ends of docker, podman,
+ * libvirt, LXC/LXD, Kubernetes CNIs, VirtualBox, VMware, and tunnels. */
+static const char *const guestnet_prefixes[] = {
+	"docker", "br-", "veth", "virbr", "vnet", "podman", "cni", "flannel",
+	"cali", "cilium", "weave", "kube-", "lxcbr", "lxdbr", "vboxnet",
+	"vmnet", "vxlan", "genev", "tun", "tap", "nerdctl",
+};
+
+int srd_iface_virt_of(const char *name, bool has_device, bool named)
+{
+	if (named || has_device)
+		return SRD_IFACE_DEVICE;
+	for (size_t i = 0; i < sizeof(guestnet_prefixes) /
+				sizeof(guestnet_prefixes[0]); i++)
+		if (!strncmp(name, guestnet_prefixes[i],
+			     strlen(guestnet_prefixes[i])))
+			return SRD_IFACE_GUESTNET;
+	return SRD_IFACE_SOFTWARE;
+}
+
+/* A network device (PCI, virtio, USB ...) links its sysfs entry to it;
+ * bridges, veths, bonds and VLANs have none. */
+static bool iface_has_device(const char *name)
+{
+	char path[IF_NAMESIZE + 32];
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/device", name);
+	return !access(path, F_OK);
+}
+
 static void iface_fill(struct srd_iface *iface, const struct ifaddrs *ifa)
 {
 	size_t len = ifa->ifa_addr->sa_family == AF_INET6 ?
@@ -124,6 +158,9 @@ static void iface_fill(struct srd_iface *iface, const struct ifaddrs *ifa)
 	memcpy(&iface->netmask, ifa->ifa_netmask, len);
 	srd_wire_addr_set_port(&iface->addr, 0);
 	iface->loopback = ifa->ifa_flags & IFF_LOOPBACK;
+	iface->virt = iface->loopback ? SRD_IFACE_DEVICE :
+		srd_iface_virt_of(ifa->ifa_name, iface_has_device(ifa->ifa_name),
+				  srd_params.iface && *srd_params.iface);
 	iface->mtu = iface_mtu(ifa->ifa_name);
 	iface_subnet(iface);
 }
@@ -220,12 +257,14 @@ static void iface_locality(struct srd_iface *ifaces, int count)
 }
 #endif
 
-static int iface_cmp(const void *a, const void *b)
+int srd_iface_cmp(const void *a, const void *b)
 {
 	const struct srd_iface *x = a, *y = b;
 
 	if (x->loopback != y->loopback)
 		return x->loopback - y->loopback;
+	if (x->virt != y->virt)
+		return x->virt - y->virt;
 	if (x->locality != y->locality)
 		return x->locality - y->locality;
 	if (x->addr.sa.sa_family != y->addr.sa.sa_family)
@@ -336,7 +375,7 @@ static bool wire_offers(enum srd_wire_kind kind)
 static void iface_order(struct srd_iface *ifaces, int count)
 {
 	iface_locality(ifaces, count);
-	qsort(ifaces, (size_t)count, sizeof(*ifaces), iface_cmp);
+	qsort(ifaces, (size_t)count, sizeof(*ifaces), srd_iface_cmp);
 }
 
 /* The domains fi_getinfo offers (FI_SRD_WIRE): the RDMA ports of the

@@ -198,6 +198,15 @@ static const struct srd_param_def srd_param_table[] = {
 	      "thread takes over"),
 	P_SIZE("sockbuf", sockbuf, 0, SRD_NO_MAX,
 	       "Socket buffer bytes requested per UDP socket"),
+	P_INT("port_low_range", port_low, 0, 65535,
+	      "Lowest UDP port of the range every socket of every endpoint "
+	      "(its receive port and each path's source port) binds in, for "
+	      "firewalls; set with FI_SRD_PORT_HIGH_RANGE, 1 to 65535; a port "
+	      "the application gives in src_addr is kept; 0: no range, "
+	      "the kernel's ephemeral ports"),
+	P_INT("port_high_range", port_high, 0, 65535,
+	      "Highest UDP port of that range (at least FI_SRD_PORT_LOW_RANGE); "
+	      "an endpoint takes FI_SRD_PATHS ports of it; 0: no range"),
 };
 
 #define SRD_PARAMS_COUNT \
@@ -344,10 +353,32 @@ static void param_read(const struct srd_param_def *p)
 	}
 }
 
+/* The port range is a pair: it needs both ends, the low one first.
+ * Otherwise both are refused, as one value out of range is. */
+static void params_check_port_range(void)
+{
+	int low = srd_params.port_low, high = srd_params.port_high;
+	const char *why;
+
+	if (!low && !high)
+		return;
+	if (!low || !high)
+		why = "the range needs both FI_SRD_PORT_LOW_RANGE and "
+		      "FI_SRD_PORT_HIGH_RANGE";
+	else if (low > high)
+		why = "low above high";
+	else
+		return;
+	SRD_WARN(FI_LOG_CORE, "FI_SRD_PORT_LOW_RANGE=%d FI_SRD_PORT_HIGH_RANGE=%d "
+		 "refused (%s); using 0 0 (no port range)\n", low, high, why);
+	srd_params.port_low = srd_params.port_high = 0;
+}
+
 void srd_params_load(void)
 {
 	for (size_t i = 0; i < SRD_PARAMS_COUNT; i++)
 		param_define(&srd_param_table[i]);
 	for (size_t i = 0; i < SRD_PARAMS_COUNT; i++)
 		param_read(&srd_param_table[i]);
+	params_check_port_range();
 }

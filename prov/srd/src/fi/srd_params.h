@@ -39,6 +39,8 @@ struct srd_params {
 	int progress_thread;		/* bool */
 	int progress_idle_us;		/* app silence before the thread acts */
 	size_t sockbuf;			/* socket buffer bytes requested */
+	int port_low, port_high;	/* UDP ports every socket binds in;
+					 * 0, 0 (or refused): no range */
 	int max_peers;			/* transport peers per endpoint */
 	char *wire;			/* "auto", "udp" or "verbs" */
 	char *verbs_device;		/* comma-separated allow list */

@@ -119,6 +119,9 @@ struct srd_wire {
 	/* Datagrams the wire holds that its fd does not show (the rest of
 	 * a coalesced batch): poll again before sleeping on the fd. */
 	bool rx_pending;
+	/* UDP: each path's local source port (path 0's is addr's port);
+	 * other wires leave it NULL.  Owned by the wire. */
+	const uint16_t *path_ports;
 	/* 0, or a negative errno once the wire can never carry a datagram
 	 * again (its device went away): sticky; the transport fails every
 	 * send with it instead of waiting out peer timeouts. */
@@ -132,6 +135,11 @@ struct srd_wire_udp_attr {
 	uint32_t sockbuf_bytes;		/* requested SO_RCVBUF/SO_SNDBUF */
 	bool gso;			/* segment a path's burst (UDP_SEGMENT) */
 	bool gro;			/* take coalesced datagrams (UDP_GRO) */
+	/* Ports every socket binds in (FI_SRD_PORT_LOW_RANGE/HIGH_RANGE),
+	 * for firewalls; 0, 0: the kernel's ephemeral ports.  A bind port
+	 * the application named is kept for the receiving socket even
+	 * outside the range; the path sockets take ports in it. */
+	uint16_t port_low, port_high;
 };
 int srd_wire_udp_open(const struct srd_wire_udp_attr *attr,
 		      struct srd_wire **wire);

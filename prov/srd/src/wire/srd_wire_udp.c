@@ -4,7 +4,9 @@
  *
  * One socket bound to the endpoint's address port receives everything
  * and sends path 0; each further path is a socket bound to its own
- * ephemeral source port on the same IP, the entropy ECMP hashes on.  The
+ * source port on the same IP, the entropy ECMP hashes on: an ephemeral
+ * port, or with a port range (FI_SRD_PORT_LOW_RANGE/HIGH_RANGE, for
+ * firewalls) a free port of the range, as the receiving socket.  The
  * destination port is always the peer's address port, so the receiver
  * cannot tell the peer by source port: the srd header names it.
  * Datagrams are never fragmented (don't-fragment set): one lost fragment
@@ -69,6 +71,7 @@ union srd_udp_gso_ctl {
 struct srd_wire_udp {
 	struct srd_wire wire;
 	int *fds;			/* fds[path] */
+	uint16_t *ports;		/* ports[path]: its local port */
 	uint8_t *rx_bufs;		/* rx_batch * rx_buf_len */
 	size_t rx_buf_len;		/* wire.mtu, or a GRO datagram's most */
 	int rx_batch;			/* datagrams per recvmmsg */
@@ -468,10 +471,11 @@ static void udp_close(struct srd_wire *wire)
 {
 	struct srd_wire_udp *udp = wire_udp(wire);
 
-	for (int i = 0; i < wire->npaths; i++)
+	for (int i = 0; udp->fds && i < wire->npaths; i++)
 		if (udp->fds[i] >= 0)
 			close(udp->fds[i]);
 	free(udp->fds);
+	free(udp->ports);
 	free(udp->rx_bufs);
 	free(udp);
 }
@@ -514,9 +518,9 @@ static void udp_set_bufs(int fd, int bytes)
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof(bytes));
 }
 
-static int udp_socket(const union srd_wire_addr *bind_addr, int bufbytes)
+/* A non-blocking datagram socket that never lets IP fragment. */
+static int udp_socket_new(int family)
 {
-	int family = bind_addr->sa.sa_family;
 	int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	int pmtu = family == AF_INET6 ? IPV6_PMTUDISC_DO : IP_PMTUDISC_DO;
 	int ret;
@@ -529,20 +533,92 @@ static int udp_socket(const union srd_wire_addr *bind_addr, int bufbytes)
 	else
 		ret = setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu,
 				 sizeof(pmtu));
-	if (!ret)
-		ret = bind(fd, &bind_addr->sa,
-			   (socklen_t)srd_wire_addr_len(bind_addr));
 	if (ret) {
-		char name[64];
-
 		ret = -errno;
-		SRD_WARN(FI_LOG_EP_CTRL, "UDP socket on %s: %s\n",
-			 srd_wire_addr_str(bind_addr, name, sizeof(name)),
-			 strerror(-ret));
 		close(fd);
 		return ret;
 	}
-	udp_set_bufs(fd, bufbytes);
+	return fd;
+}
+
+static int udp_bind(int fd, const union srd_wire_addr *addr)
+{
+	return bind(fd, &addr->sa, (socklen_t)srd_wire_addr_len(addr)) ?
+	       -errno : 0;
+}
+
+/* Where the next search of the port range starts: one process's
+ * endpoints take consecutive free ports; processes start apart (by
+ * pid) so that ranks opening at once do not all probe the same ports. */
+static uint32_t udp_range_cursor;
+
+/*
+ * Binds fd to a free port of [low, high] on addr's IP: tries each port
+ * of the range once, from the cursor on.  -EADDRINUSE when every port
+ * is taken; another refusal (EACCES below 1024 without privilege) ends
+ * the search at once.
+ */
+static int udp_bind_range(int fd, const union srd_wire_addr *addr,
+			  uint16_t low, uint16_t high)
+{
+	uint32_t size = (uint32_t)(high - low) + 1;
+	uint32_t start = __atomic_load_n(&udp_range_cursor, __ATOMIC_RELAXED);
+	union srd_wire_addr a = *addr;
+	int ret = -EADDRINUSE;
+
+	if (!start)
+		start = (uint32_t)getpid() * 7919u + 1;
+	for (uint32_t i = 0; i < size; i++) {
+		uint32_t k = (start + i) % size;
+
+		srd_wire_addr_set_port(&a, (uint16_t)(low + k));
+		ret = udp_bind(fd, &a);
+		if (!ret) {
+			__atomic_store_n(&udp_range_cursor, k + 1 + size,
+					 __ATOMIC_RELAXED);
+			return 0;
+		}
+		if (ret != -EADDRINUSE)
+			return ret;
+	}
+	return ret;
+}
+
+/*
+ * Socket `path` of an endpoint, bound to bind_addr: to its port when it
+ * names one (the application's choice, kept even outside the range),
+ * else to a port of attr's range, else to one the kernel picks.
+ */
+static int udp_socket(const struct srd_wire_udp_attr *attr,
+		      const union srd_wire_addr *bind_addr, int path)
+{
+	bool ranged = attr->port_low && !srd_wire_addr_port(bind_addr);
+	int fd = udp_socket_new(bind_addr->sa.sa_family);
+	char name[64];
+	int ret;
+
+	if (fd < 0)
+		return fd;
+	ret = ranged ? udp_bind_range(fd, bind_addr, attr->port_low,
+				      attr->port_high) :
+		       udp_bind(fd, bind_addr);
+	if (ret) {
+		srd_wire_addr_str(bind_addr, name, sizeof(name));
+		if (ranged && ret == -EADDRINUSE)
+			SRD_WARN(FI_LOG_EP_CTRL, "UDP socket %d of %u on %s: "
+				 "no free port left in %u-%u "
+				 "(FI_SRD_PORT_LOW_RANGE, FI_SRD_PORT_HIGH_RANGE; "
+				 "each endpoint takes FI_SRD_PATHS ports)\n",
+				 path, attr->npaths, name, attr->port_low,
+				 attr->port_high);
+		else
+			SRD_WARN(FI_LOG_EP_CTRL, "UDP socket %d on %s%s: %s\n",
+				 path, name, ranged ? " (in the port range)" :
+				 "", strerror(-ret));
+		close(fd);
+		return ret;
+	}
+	udp_set_bufs(fd, (int)attr->sockbuf_bytes);
 	return fd;
 }
 
@@ -564,20 +640,23 @@ static int udp_open_sockets(struct srd_wire_udp *udp,
 {
 	union srd_wire_addr any = attr->bind;
 	socklen_t len = sizeof(udp->wire.addr);
-	int bufbytes = (int)attr->sockbuf_bytes;
+	union srd_wire_addr got;
 
-	for (int i = 0; i < udp->wire.npaths; i++)
-		udp->fds[i] = -1;
-	udp->fds[0] = udp_socket(&attr->bind, bufbytes);
+	udp->fds[0] = udp_socket(attr, &attr->bind, 0);
 	if (udp->fds[0] < 0)
 		return udp->fds[0];
 	if (getsockname(udp->fds[0], &udp->wire.addr.sa, &len))
 		return -errno;
+	udp->ports[0] = srd_wire_addr_port(&udp->wire.addr);
 	srd_wire_addr_set_port(&any, 0);
 	for (int i = 1; i < udp->wire.npaths; i++) {
-		udp->fds[i] = udp_socket(&any, bufbytes);
+		udp->fds[i] = udp_socket(attr, &any, i);
 		if (udp->fds[i] < 0)
 			return udp->fds[i];
+		len = sizeof(got);
+		if (getsockname(udp->fds[i], &got.sa, &len))
+			return -errno;
+		udp->ports[i] = srd_wire_addr_port(&got);
 		/* A path socket only sends (peers answer the address port):
 		 * what strangers send it is never read, so it may queue no
 		 * more than the kernel's least (8 MiB per path before). */
@@ -631,7 +710,9 @@ int srd_wire_udp_open(const struct srd_wire_udp_attr *attr,
 	socklen_t optlen = sizeof(int);
 	int rcvbuf = 0, ret;
 
-	if (!srd_wire_addr_len(&attr->bind) || !attr->npaths)
+	if (!srd_wire_addr_len(&attr->bind) || !attr->npaths ||
+	    attr->port_low > attr->port_high ||
+	    (!attr->port_low != !attr->port_high))
 		return -EINVAL;
 	udp = calloc(1, sizeof(*udp));
 	if (!udp)
@@ -640,7 +721,11 @@ int srd_wire_udp_open(const struct srd_wire_udp_attr *attr,
 	udp->wire.npaths = attr->npaths;
 	udp->wire.mtu = udp_payload_mtu(&attr->bind, attr->mtu);
 	udp->fds = calloc(attr->npaths, sizeof(int));
-	if (!udp->fds) {
+	udp->ports = calloc(attr->npaths, sizeof(uint16_t));
+	udp->wire.path_ports = udp->ports;
+	for (int i = 0; udp->fds && i < attr->npaths; i++)
+		udp->fds[i] = -1;
+	if (!udp->fds || !udp->ports) {
 		ret = -ENOMEM;
 		goto err;
 	}
