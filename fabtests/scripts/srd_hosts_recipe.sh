@@ -105,14 +105,16 @@ reset_drops() {
 }
 
 range=("FI_SRD_PORT_LOW_RANGE=$low" "FI_SRD_PORT_HIGH_RANGE=$high")
-pp_env=(env)
+# (contrib/test.sh exports FI_SRD_IFACE=lo: the sft programs pick their
+# interface by -b alone)
+pp_env=(env -u FI_SRD_IFACE)
 [ -n "${FI_PROVIDER_PATH:-}" ] && pp_env+=(FI_PROVIDER_PATH="$FI_PROVIDER_PATH")
 srdenv=("${pp_env[@]}" FI_SRD_IFACE=eth0)
 
 # pair NAME SERVER-CMD... -- CLIENT-CMD...: server in B, client in A,
 # each bounded; both must exit 0
 pair() {
-	local what=$1 srv=() cli=() s c
+	local what=$1 srv=() cli=() s c t=$SECONDS
 	shift
 	while [ "$1" != -- ]; do srv+=("$1"); shift; done
 	shift
@@ -126,7 +128,7 @@ pair() {
 	s=$?
 	tail -2 "$tmp/cli.log" | sed 's/^/    /'
 	if [ $s = 0 ] && [ $c = 0 ]; then
-		pass "$what"
+		pass "$what ($((SECONDS - t)) s)"
 		return 0
 	fi
 	failed "$what (server rc=$s, client rc=$c)"
@@ -138,7 +140,7 @@ pair() {
 t0=$(date +%s)
 if command -v fi_pingpong >/dev/null; then
 	for mode in msg tagged; do
-		pp=(fi_pingpong -p srd -e rdm -m "$mode" -c -S all -I 10)
+		pp=(fi_pingpong -p srd -e rdm -m "$mode" -c -S all -I 5)
 		pair "fi_pingpong -m $mode across the hosts, data checked" \
 			"${srdenv[@]}" "${range[@]}" "${pp[@]}" -B 47592 -- \
 			"${srdenv[@]}" "${range[@]}" "${pp[@]}" -P 47592 "$B"
@@ -209,6 +211,7 @@ exec "$tmp/nsexec" "\$host" bash -c "\$*"
 EOF
 	chmod +x "$tmp/nsexec" "$tmp/agent"
 	printf '%s slots=1\n%s slots=1\n' "$name-a" "$name-b" >"$tmp/hosts"
+	local t=$SECONDS
 	out=$(cd "$tmp" && "${srdenv[@]}" "${range[@]}" \
 		timeout -k 10 "$tmo" "$tmp/nsexec" "$name-a" \
 		mpirun --allow-run-as-root --hostfile "$tmp/hosts" --map-by node -np 2 \
@@ -221,7 +224,7 @@ EOF
 	local rc=$?
 	echo "$out" | tail -3 | sed 's/^/    /'
 	if [ $rc = 0 ] && grep -q "^PASS mpi_pingpong" <<<"$out"; then
-		pass "Open MPI mpi_pingpong across the hosts (hostfile, mtl ofi, srd)"
+		pass "Open MPI mpi_pingpong across the hosts (hostfile, mtl ofi, srd; $((SECONDS - t)) s)"
 	else
 		failed "Open MPI mpi_pingpong (rc=$rc)"
 		echo "$out" | tail -20 | sed 's/^/    /'
@@ -245,11 +248,11 @@ fi
 if command -v fi_pingpong >/dev/null; then
 	reset_drops
 	pp=(fi_pingpong -p srd -e rdm -m tagged -c -S 64 -I 5)
-	timeout -k 2 8 "${bed[@]}" exec b "${srdenv[@]}" FI_SRD_PEER_TIMEOUT=2000 \
+	timeout -k 2 6 "${bed[@]}" exec b "${srdenv[@]}" FI_SRD_PEER_TIMEOUT=2000 \
 		"${pp[@]}" -B 47593 >"$tmp/srv.log" 2>&1 &
 	s=$!
 	sleep 0.5
-	timeout -k 2 8 "${bed[@]}" exec a "${srdenv[@]}" FI_SRD_PEER_TIMEOUT=2000 \
+	timeout -k 2 6 "${bed[@]}" exec a "${srdenv[@]}" FI_SRD_PEER_TIMEOUT=2000 \
 		"${pp[@]}" -P 47593 "$B" >"$tmp/cli.log" 2>&1
 	c=$?
 	kill "$s" 2>/dev/null
