@@ -293,6 +293,9 @@ int main(int argc, char **argv)
 			json_fail(&r, "expected the end of the line");
 		r.pos++;
 	}
+	free((char *)r.s);
+	if (f != stdin)
+		fclose(f);
 	if (!line) {
 		fprintf(stderr, "srd_json_check: no JSON value\n");
 		return 1;
