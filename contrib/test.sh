@@ -211,6 +211,15 @@ mpi_hosts() {	# Open MPI over srd across 4 network namespaces
 
 noverbs() {	# the UDP wire never depends on libibverbs
 	local t
+	# the default build has the verbs wire yet NEEDs no rdma-core
+	# library either: libibverbs.so.1 is loaded at run time
+	grep -q "^#define HAVE_VERBS 1" build/config.h ||
+		{ echo "the default build has no verbs wire"; return 1; }
+	if readelf -d build/.libs/libsrd-fi.so | grep NEEDED |
+	   grep -q ibverbs; then
+		echo "libsrd-fi.so (default build) NEEDs libibverbs"
+		return 1
+	fi
 	build build-noverbs --without-verbs || return 1
 	if readelf -d build-noverbs/.libs/libsrd-fi.so | grep NEEDED |
 	   grep -q ibverbs; then
@@ -283,7 +292,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 stage "libFuzzer: the receive path from the seed corpus (${SRD_FUZZ_SECONDS:-60} s)" fuzz
 stage "unit tests under valgrind memcheck" memcheck
 stage "fi_pingpong (Debian libfabric-bin) over srd" pingpong
-stage "build --without-verbs: UDP only, no libibverbs, wire tests" noverbs
+stage "no libibverbs NEEDed; build --without-verbs: UDP only, wire tests" noverbs
 stage "verbs wire on a real RDMA device (contrib/verbs_hw_check.sh; SKIP without one)" verbs_hw
 stage "loss test (5% UDP loss in a namespace)" loss
 stage "soak: clients that come and go, msg/tagged/RMA/atomics, 1% loss (${SRD_SOAK_SECONDS:-40} s)" soak

@@ -946,6 +946,43 @@ Test(verbs_emu, device_removal_fails_sends_at_once, .timeout = 30)
 	srd_tp_fini(&tb);
 	wpair_close();
 }
+
+/* --- libibverbs, loaded at run time (srd_verbs_sys.c) ------------------- */
+
+/* A library that is not there, and one without the verbs functions, are
+ * refused with what went wrong; neither disturbs the table in use. */
+Test(verbs_sys, a_missing_or_foreign_library_is_refused, .timeout = 30)
+{
+	const void *before = srd_verbs_ops_get();
+
+	cr_assert_eq(srd_verbs_sys_probe("libsrd-no-such-verbs.so.1"), -ENOENT);
+	cr_assert_eq(srd_verbs_sys_probe("libc.so.6"), -ENOSYS,
+		     "libc loads but has no ibv_get_device_list");
+	cr_assert_eq(srd_verbs_ops_get(), before);
+}
+
+/* Where the build machine has libibverbs.so.1 (libibverbs-dev brings
+ * it), every function of the table binds and the table is libibverbs'
+ * own; an emulated device put in its place and taken out again gives
+ * the same table back. */
+Test(verbs_sys, libibverbs_binds_every_function, .timeout = 30)
+{
+	const struct srd_verbs_ops *v;
+
+	if (srd_verbs_sys_probe("libibverbs.so.1") == -ENOENT)
+		cr_skip_test("libibverbs.so.1 does not load here");
+	cr_assert_eq(srd_verbs_sys_probe("libibverbs.so.1"), 0);
+	v = srd_verbs_ops_get();
+	cr_assert_not_null(v);
+	cr_assert_str_eq(v->name, "libibverbs");
+	cr_assert(v->get_device_list && v->query_gid_ex && v->reg_mr &&
+		  v->poll_cq && v->post_send && v->ack_async_event);
+	srd_emu_init(3, emu_devs);
+	cr_assert_str_neq(((const struct srd_verbs_ops *)
+			   srd_verbs_ops_get())->name, "libibverbs");
+	srd_emu_fini();
+	cr_assert_eq(srd_verbs_ops_get(), v);
+}
 #endif /* HAVE_VERBS */
 
 /* --- the memnet's fabric hook (the simulator's network) ---------------- */

@@ -4,9 +4,9 @@
  * it makes, as a table.
  *
  * The wire calls libibverbs only through struct srd_verbs_ops, so the
- * same wire code runs on a real device (srd_verbs_sys, in the provider)
- * and on the unit tests' in-process emulation of one (no RDMA device on
- * the build machines).  Every entry has libibverbs' own signature and
+ * same wire code runs on a real device (libibverbs, loaded at run time
+ * by srd_verbs_sys.c) and on the unit tests' in-process emulation of one
+ * (no RDMA device on the build machines).  Every entry has libibverbs' own signature and
  * return convention.
  */
 #ifndef SRD_VERBS_H
@@ -66,14 +66,18 @@ struct srd_verbs_ops {
 	void (*ack_async_event)(struct ibv_async_event *ev);
 };
 
-/* libibverbs itself */
-extern const struct srd_verbs_ops srd_verbs_sys;
 #endif /* HAVE_VERBS */
 
-/* The verbs calls the provider uses: srd_verbs_sys, or a test's table
- * (set before any endpoint or fi_getinfo).  NULL without verbs. */
+/* The verbs calls the provider uses: libibverbs' (loaded at the first
+ * call, srd_verbs_sys.c), or a test's table (set before any endpoint or
+ * fi_getinfo; NULL puts libibverbs' back).  NULL without verbs: a build
+ * without them, or libibverbs.so.1 absent or too old (logged at info). */
 const void *srd_verbs_ops_get(void);
 void srd_verbs_ops_set(const void *ops);
+/* Whether SONAME loads and has every function the table needs: 0,
+ * -ENOENT (it does not load), -ENOSYS (a function is missing, or a
+ * build without verbs).  Changes nothing: for tests. */
+int srd_verbs_sys_probe(const char *soname);
 
 /* One usable RDMA port: an active port with a GID srd can use. */
 struct srd_verbs_port {
