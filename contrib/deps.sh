@@ -6,7 +6,8 @@ set -euo pipefail
 pkgs=(build-essential autoconf automake libtool pkg-config
       libfabric-dev libfabric-bin libibverbs-dev libhwloc-dev
       libcriterion-dev libsodium-dev iproute2 nftables procps valgrind
-      openmpi-bin libopenmpi-dev bc clang libclang-rt-14-dev iperf3)
+      openmpi-bin libopenmpi-dev bc clang libclang-rt-14-dev iperf3
+      debhelper lintian dpkg-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

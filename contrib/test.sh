@@ -11,8 +11,12 @@
 #      minute (clang),
 #   3. the unit tests under valgrind memcheck (in-memory transport, and
 #      endpoints through the real libfabric),
-#   4. Debian's fi_pingpong over srd (msg and tagged, -c, -S all); a
-#      --without-verbs build (UDP only, no libibverbs linked); the verbs
+#   4. Debian's fi_pingpong over srd (msg and tagged, -c, -S all); no
+#      build links libibverbs (the default one loads it at run time) and
+#      a --without-verbs build (UDP only) runs the wire tests; the
+#      Debian packages (contrib/deb_check.sh: dpkg-buildpackage, lintian,
+#      installed into a clean root where fi_info, fi_pingpong, an sft pair
+#      and srd_stat run from the packages alone; root only); the verbs
 #      wire on a real RDMA device (contrib/verbs_hw_check.sh: SKIP here,
 #      where there is none; the verbs wire's code is tested in "make
 #      check" on an emulated device),
@@ -245,6 +249,13 @@ noverbs() {	# the UDP wire never depends on libibverbs
 	[[ "$out" == *"-61"* ]]
 }
 
+debs() {	# root only: 77 (not root) is a skip
+	contrib/deb_check.sh
+	local rc=$?
+	[ $rc -eq 77 ] && echo "(skipped: not root)"
+	[ $rc -eq 0 ] || [ $rc -eq 77 ]
+}
+
 verbs_hw() {	# real hardware only: 77 (no device) is a skip, not a failure
 	contrib/verbs_hw_check.sh build
 	local rc=$?
@@ -293,6 +304,7 @@ stage "libFuzzer: the receive path from the seed corpus (${SRD_FUZZ_SECONDS:-60}
 stage "unit tests under valgrind memcheck" memcheck
 stage "fi_pingpong (Debian libfabric-bin) over srd" pingpong
 stage "no libibverbs NEEDed; build --without-verbs: UDP only, wire tests" noverbs
+stage "Debian packages: build, lintian, install into a clean root, run from it (contrib/deb_check.sh)" debs
 stage "verbs wire on a real RDMA device (contrib/verbs_hw_check.sh; SKIP without one)" verbs_hw
 stage "loss test (5% UDP loss in a namespace)" loss
 stage "soak: clients that come and go, msg/tagged/RMA/atomics, 1% loss (${SRD_SOAK_SECONDS:-40} s)" soak

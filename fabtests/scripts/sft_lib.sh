@@ -4,16 +4,16 @@
 
 # sft_find_bindir PROGRAM...: sets bindir to the directory holding the
 # sft programs, or exits 1 naming what is missing.  $SFT_BINDIR if set,
-# else the first that has the first PROGRAM of: fabtests/ next to the
-# scripts (an in-tree build), build/fabtests (a build directory),
-# $prefix/bin (installed scripts live in $prefix/share/PACKAGE), $PATH.
+# else the first that has the first PROGRAM of: the scripts' own
+# directory (an install: programs and scripts both in $libexecdir/srd),
+# fabtests/ next to the scripts (an in-tree build), build/fabtests (a
+# build directory), $PATH.
 sft_find_bindir() {
 	local here d p
 	here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 	bindir=${SFT_BINDIR:-}
 	if [ -z "$bindir" ]; then
-		for d in "$here/.." "$here/../../build/fabtests" \
-			 "$here/../../bin" \
+		for d in "$here" "$here/.." "$here/../../build/fabtests" \
 			 "$(dirname "$(command -v "$1" 2>/dev/null || echo .)")"; do
 			[ -x "$d/$1" ] && { bindir=$(cd "$d" && pwd); break; }
 		done

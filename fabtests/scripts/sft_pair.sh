@@ -26,6 +26,13 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -ge 1 ] || usage
+# a bare name that is not on the PATH: the program installed beside this
+# script ($libexecdir/srd holds both)
+case $1 in
+*/*) ;;
+*) command -v "$1" >/dev/null || [ ! -x "$(dirname "$0")/$1" ] ||
+	set -- "$(dirname "$0")/$1" "${@:2}" ;;
+esac
 
 tmpdir=$(mktemp -d "${TMPDIR:-/tmp}/sft_pair.XXXXXX") || exit 1
 srv_pid=

@@ -8,8 +8,9 @@
 # output of failed tests, and finally one line "N passed, N failed,
 # N skipped".  Exit 1 if any test failed, else 0.
 #
-# Binaries: $SFT_BINDIR, default the directory above this script (where
-# "make" builds them), else wherever sft_pingpong is found in $PATH.
+# Binaries: $SFT_BINDIR, default this script's directory (an install:
+# $libexecdir/srd) or the one above it (where "make" builds them), else
+# wherever sft_pingpong is found in $PATH.
 # TEST names restrict the run (see the list printed by -h).
 set -u
 

@@ -40,7 +40,8 @@
 #include "srd_verbs.h"
 
 #define SRD_PROV_NAME		"srd"
-#define SRD_PROV_VERSION	FI_VERSION(0, 1)
+/* configure.ac's AC_INIT version, MAJOR.MINOR (config.h) */
+#define SRD_PROV_VERSION	FI_VERSION(SRD_VERSION_MAJOR, SRD_VERSION_MINOR)
 
 #define SRD_CQ_DATA_SIZE	8
 #define SRD_MR_KEY_SIZE		8

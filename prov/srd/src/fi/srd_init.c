@@ -272,6 +272,8 @@ int srd_getinfo(uint32_t version, const char *node, const char *service,
 
 FI_EXT_INI
 {
+	SRD_INFO(FI_LOG_CORE, "srd %s, libfabric API %s\n", PACKAGE_VERSION,
+		 SRD_FI_HEADERS_API);
 	srd_params_load();
 	return &srd_prov;
 }
