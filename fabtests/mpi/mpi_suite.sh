@@ -34,6 +34,8 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../scripts/srd_bed_lib.sh
+. "$here/../scripts/srd_bed_lib.sh"
 prov=none
 mode=both
 quick=0
@@ -181,26 +183,7 @@ setup_hosts() {
 		ip -n "$ns" link set srd0 up || return 1
 		echo "$ns slots=2" >>"$tmp/hostfile"
 	done
-	# nsexec NS CMD...: CMD in namespace NS, with hostname NS (own UTS
-	# namespace), so that Open MPI sees 4 different nodes (session
-	# directories and shared-memory names contain the host name)
-	cat >"$tmp/nsexec" <<'EOF'
-#!/bin/bash
-ns=$1; shift
-exec ip netns exec "$ns" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$ns" "$@"
-EOF
-	# rsh agent for mpirun: agent [-options] HOST COMMAND...
-	cat >"$tmp/agent" <<EOF
-#!/bin/bash
-while [ \$# -gt 0 ] && [ "\${1#-}" != "\$1" ]; do shift; done
-host=\$1; shift
-case "\$host" in
-${nsprefix}h[0-9]*) ;;
-*) echo "agent: unknown host \$host" >&2; exit 255 ;;
-esac
-exec "$tmp/nsexec" "\$host" bash -c "\$*"
-EOF
-	chmod +x "$tmp/nsexec" "$tmp/agent"
+	bed_mpi_launcher "$tmp" "${nsprefix}h[0-9]*"
 	launch=("$tmp/nsexec" "${nsprefix}h0")
 	hostargs=(--hostfile "$tmp/hostfile" --map-by node
 		  --mca plm_rsh_agent "$tmp/agent"

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # srd_bed_lib.sh: what the network-namespace test beds (srd_ecmp_bed.sh,
-# srd_veth_bed.sh) share; sourced, not run.  The caller sets prog (its
-# name, for messages).
+# srd_veth_bed.sh) and the scripts that run Open MPI across namespaces
+# (mpi_suite.sh --hosts, srd_hosts_recipe.sh) share; sourced, not run.
+# The caller sets prog (its name, for messages).
 
 # die MESSAGE: says it, prefixed with the bed's name, and exits 1
 die() {
@@ -71,4 +72,33 @@ bed_del_namespaces() {
 		}
 	done
 	return $left
+}
+
+# bed_mpi_launcher DIR PATTERN: writes DIR/nsexec and DIR/agent, the way
+# mpirun starts ranks in namespaces instead of over ssh.
+#   nsexec NS CMD...  runs CMD in namespace NS with hostname NS (its own
+#                     UTS namespace), so that Open MPI sees one node per
+#                     namespace (session directories and shared-memory
+#                     names contain the host name);
+#   agent [-opts] HOST CMD...  mpirun's rsh agent (--mca plm_rsh_agent):
+#                     nsexec HOST, for a HOST that matches the case
+#                     PATTERN (e.g. "srdh[0-9]*" or "a|b"), else exit 255.
+bed_mpi_launcher() {
+	local dir=$1 pattern=$2
+	cat >"$dir/nsexec" <<'EOF'
+#!/bin/bash
+ns=$1; shift
+exec ip netns exec "$ns" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$ns" "$@"
+EOF
+	cat >"$dir/agent" <<EOF
+#!/bin/bash
+while [ \$# -gt 0 ] && [ "\${1#-}" != "\$1" ]; do shift; done
+host=\$1; shift
+case "\$host" in
+$pattern) ;;
+*) echo "agent: unknown host \$host" >&2; exit 255 ;;
+esac
+exec "$dir/nsexec" "\$host" bash -c "\$*"
+EOF
+	chmod +x "$dir/nsexec" "$dir/agent"
 }

@@ -28,6 +28,8 @@ set -u
 # shellcheck disable=SC2317  # functions run from traps
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=srd_bed_lib.sh
+. "$here/srd_bed_lib.sh"
 top=$(cd "$here/../.." && pwd)
 name=srdhr$$
 tmo=60
@@ -164,7 +166,7 @@ pair "sft_bw -b across the hosts" \
 # range; every path of the sender (A) delivered (acked packets): all of
 # them passed both firewalls
 for f in srv cli; do
-	ep=$(sed -n 's/^srd ep \([0-9.]*\):\([0-9]*\) pid [0-9]* paths \([0-9]*\)$/\1 \2 \3/p' \
+	ep=$(sed -n 's/^srd-stats [0-9]* .* addr=\([0-9.]*\):\([0-9]*\) paths=\([0-9]*\)$/\1 \2 \3/p' \
 		"$tmp/$f.log" | head -1)
 	read -r ip port np <<<"${ep:-none 0 0}"
 	want=$([ $f = srv ] && echo "$B" || echo "$A")
@@ -175,12 +177,12 @@ for f in srv cli; do
 	fi
 done
 np=${np:-0}
-ok=$(grep -c '^ *path [0-9]* [A-Z]* tx_pkts [1-9][0-9]* .* acked [1-9]' "$tmp/cli.log")
+ok=$(grep -c '^path .* tx_pkts=[1-9][0-9]* .* acked=[1-9]' "$tmp/cli.log")
 if [ "$np" -gt 0 ] && [ "$ok" -ge "$np" ]; then
 	pass "sft_bw: all $np paths of the sender delivered through the firewalls"
 else
 	failed "sft_bw: $ok of $np paths delivered"
-	grep '^ *path ' "$tmp/cli.log" | sed 's/^/    /'
+	grep '^path ' "$tmp/cli.log" | sed 's/^/    /'
 fi
 
 # Open MPI: mpirun in A, ranks in A and B through an rsh agent that
@@ -194,22 +196,7 @@ mpi() {
 			>"$tmp/mpicc.log" 2>&1 ||
 			{ failed "mpicc mpi_pingpong"; cat "$tmp/mpicc.log"; return; }
 	fi
-	cat >"$tmp/nsexec" <<'EOF'
-#!/bin/bash
-ns=$1; shift
-exec ip netns exec "$ns" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$ns" "$@"
-EOF
-	cat >"$tmp/agent" <<EOF
-#!/bin/bash
-while [ \$# -gt 0 ] && [ "\${1#-}" != "\$1" ]; do shift; done
-host=\$1; shift
-case "\$host" in
-$name-a|$name-b) ;;
-*) echo "agent: unknown host \$host" >&2; exit 255 ;;
-esac
-exec "$tmp/nsexec" "\$host" bash -c "\$*"
-EOF
-	chmod +x "$tmp/nsexec" "$tmp/agent"
+	bed_mpi_launcher "$tmp" "$name-a|$name-b"
 	printf '%s slots=1\n%s slots=1\n' "$name-a" "$name-b" >"$tmp/hosts"
 	local t=$SECONDS
 	out=$(cd "$tmp" && "${srdenv[@]}" "${range[@]}" \

@@ -8,30 +8,21 @@
  * input reaches end of file or gets a line, closes everything, prints
  * "closed" and exits 0.  Any failure: a message on stderr, exit 1; a
  * watchdog ends it after 120 s.
- * Public libfabric calls only: it must not reach into the provider.
+ * Public libfabric calls only (and srd_test_host.h, which makes them):
+ * it must not reach into the provider.
  */
+#include "srd_test_host.h"
+
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <rdma/fabric.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_errno.h>
-
 #define PAIR_WATCHDOG_S	120
 
 struct pair_host {
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct fid_av *av;
-	struct fid_cq *cq;
-	struct fid_ep *ep;
-	char addr[64];
+	struct bhost h;			/* srd_test_host.h's endpoint */
 	fi_addr_t peer;
 	size_t done;			/* completions read */
 };
@@ -43,56 +34,36 @@ static void pair_die(const char *what, int ret)
 	exit(1);
 }
 
-static void pair_open(struct pair_host *h)
+static void pair_open(struct pair_host *p)
 {
-	struct fi_info *hints = fi_allocinfo();
-	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_CONTEXT };
-	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
-	size_t len = sizeof(h->addr);
-	int ret;
+	const char *failed = bhost_try_open(&p->h, FI_VERSION(1, 17), FI_MSG,
+					    0, 0);
 
-	if (!hints)
-		pair_die("fi_allocinfo", -FI_ENOMEM);
-	hints->fabric_attr->prov_name = strdup("srd");
-	hints->ep_attr->type = FI_EP_RDM;
-	hints->caps = FI_MSG;
-	ret = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &h->info);
-	fi_freeinfo(hints);
-	if (ret)
-		pair_die("fi_getinfo", ret);
-	if ((ret = fi_fabric(h->info->fabric_attr, &h->fabric, NULL)) ||
-	    (ret = fi_domain(h->fabric, h->info, &h->domain, NULL)) ||
-	    (ret = fi_av_open(h->domain, &av_attr, &h->av, NULL)) ||
-	    (ret = fi_cq_open(h->domain, &cq_attr, &h->cq, NULL)) ||
-	    (ret = fi_endpoint(h->domain, h->info, &h->ep, NULL)) ||
-	    (ret = fi_ep_bind(h->ep, &h->av->fid, 0)) ||
-	    (ret = fi_ep_bind(h->ep, &h->cq->fid, FI_TRANSMIT | FI_RECV)) ||
-	    (ret = fi_enable(h->ep)) ||
-	    (ret = fi_getname(&h->ep->fid, h->addr, &len)))
-		pair_die("opening an endpoint", ret);
+	if (failed)
+		pair_die(failed, -FI_EOTHER);
 }
 
-static void pair_close(struct pair_host *h)
+static void pair_close(struct pair_host *p)
 {
-	fi_close(&h->ep->fid);
-	fi_close(&h->cq->fid);
-	fi_close(&h->av->fid);
-	fi_close(&h->domain->fid);
-	fi_close(&h->fabric->fid);
-	fi_freeinfo(h->info);
+	fi_close(&p->h.ep->fid);
+	fi_close(&p->h.cq->fid);
+	fi_close(&p->h.av->fid);
+	fi_close(&p->h.domain->fid);
+	fi_close(&p->h.fabric->fid);
+	fi_freeinfo(p->h.info);
 }
 
 /* Reads what completed; an error completion ends the program. */
 static void pair_poll(struct pair_host *h)
 {
-	struct fi_cq_entry e[16];
+	struct fi_cq_tagged_entry e[16];
 	struct fi_cq_err_entry err = { 0 };
-	ssize_t n = fi_cq_read(h->cq, e, 16);
+	ssize_t n = fi_cq_read(h->h.cq, e, 16);
 
 	if (n > 0)
 		h->done += n;
 	else if (n == -FI_EAVAIL) {
-		fi_cq_readerr(h->cq, &err, 0);
+		fi_cq_readerr(h->h.cq, &err, 0);
 		pair_die("error completion", -err.err);
 	} else if (n != -FI_EAGAIN)
 		pair_die("fi_cq_read", (int)n);
@@ -112,7 +83,7 @@ static void pair_transfer(struct pair_host *a, struct pair_host *b,
 	if (!in || !out)
 		pair_die("malloc", -FI_ENOMEM);
 	for (size_t m = 0; m < count; m++) {
-		int ret = (int)fi_recv(b->ep, in + m * size, size, NULL,
+		int ret = (int)fi_recv(b->h.ep, in + m * size, size, NULL,
 				       FI_ADDR_UNSPEC, NULL);
 
 		if (ret)
@@ -125,7 +96,7 @@ static void pair_transfer(struct pair_host *a, struct pair_host *b,
 
 			for (size_t i = 0; i < size; i++)
 				out[i] = pair_byte(sent, i);
-			ret = (int)fi_send(a->ep, out, size, NULL, a->peer,
+			ret = (int)fi_send(a->h.ep, out, size, NULL, a->peer,
 					   NULL);
 			if (ret && ret != -FI_EAGAIN)
 				pair_die("fi_send", ret);
@@ -166,8 +137,8 @@ int main(int argc, char **argv)
 	alarm(PAIR_WATCHDOG_S);
 	pair_open(&a);
 	pair_open(&b);
-	if (fi_av_insert(a.av, b.addr, 1, &a.peer, 0, NULL) != 1 ||
-	    fi_av_insert(b.av, a.addr, 1, &b.peer, 0, NULL) != 1)
+	if (fi_av_insert(a.h.av, b.h.addr, 1, &a.peer, 0, NULL) != 1 ||
+	    fi_av_insert(b.h.av, a.h.addr, 1, &b.peer, 0, NULL) != 1)
 		pair_die("fi_av_insert", -FI_EINVAL);
 	pair_transfer(&a, &b, count, size);
 	printf("ready pid=%d sent=%zu size=%zu\n", (int)getpid(), count, size);
