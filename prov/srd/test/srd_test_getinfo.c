@@ -319,3 +319,44 @@ Test(getinfo, ipv6_loopback)
 	cr_assert_eq(info->src_addrlen, sizeof(struct sockaddr_in6));
 	fi_freeinfo(info);
 }
+
+/* Through libfabric: every srd info carries its NIC, fi_dupinfo copies
+ * it and fi_freeinfo frees both (the sanitizers check; srd_test_wire
+ * checks the fields against a sysfs tree of its own). */
+Test(nic, every_info_has_its_nic)
+{
+	struct fi_info *hints = fi_allocinfo(), *info, *i, *d;
+	int n = 0;
+
+	cr_assert_not_null(hints);
+	hints->fabric_attr->prov_name = strdup("srd");
+	hints->ep_attr->type = FI_EP_RDM;
+	cr_assert_eq(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints,
+				&info), 0);
+	for (i = info; i; i = i->next, n++) {
+		cr_assert_not_null(i->nic, "%s: no nic", i->domain_attr->name);
+		/* a verbs domain is DEVICE:PORT, its NIC the DEVICE */
+		cr_assert_eq(strncmp(i->nic->device_attr->name,
+				     i->domain_attr->name,
+				     strcspn(i->domain_attr->name, ":")), 0,
+			     "nic %s, domain %s", i->nic->device_attr->name,
+			     i->domain_attr->name);
+		if (!strcmp(i->domain_attr->name, "lo")) {
+			cr_assert_str_eq(i->nic->link_attr->network_type,
+					 "Loopback");
+			cr_assert_eq(i->nic->bus_attr->bus_type,
+				     FI_BUS_UNKNOWN);
+		}
+		d = fi_dupinfo(i);
+		cr_assert_not_null(d);
+		cr_assert_not_null(d->nic);
+		cr_assert_neq(d->nic, i->nic);
+		cr_assert_str_eq(d->nic->device_attr->name,
+				 i->nic->device_attr->name);
+		cr_assert_eq(d->nic->link_attr->mtu, i->nic->link_attr->mtu);
+		fi_freeinfo(d);
+	}
+	cr_assert_gt(n, 0);
+	fi_freeinfo(info);
+	fi_freeinfo(hints);
+}

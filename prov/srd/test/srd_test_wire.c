@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1060,4 +1061,162 @@ Test(memnet, fabric_model_carries_and_drops)
 	wa->ops->close(wa);
 	wb->ops->close(wb);
 	srd_memnet_close(net);
+}
+
+/* --- fi_info->nic (srd_nic.c) ----------------------------------------- */
+
+static void nic_put(const char *root, const char *rel, const char *text)
+{
+	char path[512], dir[512], *slash;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (slash = strchr(dir + strlen(root) + 1, '/'); slash;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(dir, 0755);
+		*slash = '/';
+	}
+	if (!text)
+		return;			/* a folder only */
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void nic_link(const char *root, const char *rel, const char *target)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	cr_assert_eq(symlink(target, path), 0, "%s: %s", path, strerror(errno));
+}
+
+static void nic_rm(const char *root)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	cr_assert_eq(system(cmd), 0);
+}
+
+/* A virtio NIC on PCI 0000:17:00.1, as sysfs shows it: every field
+ * fi_nic(3) names comes from its files, and FI_DUP copies them all. */
+Test(nic, udp_interface_from_sysfs)
+{
+	char root[] = "/tmp/srd-nic-XXXXXX";
+	struct srd_iface f;
+	struct fid_nic *nic, *dup = NULL;
+
+	cr_assert_not_null(mkdtemp(root));
+	nic_put(root, "devices/pci0000:00/0000:17:00.1/virtio5/vendor", "0x1af4\n");
+	nic_put(root, "devices/pci0000:00/0000:17:00.1/virtio5/device", "0x0001\n");
+	nic_put(root, "bus/virtio/drivers/virtio_net/", NULL);
+	nic_link(root, "devices/pci0000:00/0000:17:00.1/virtio5/driver",
+		 "../../../../bus/virtio/drivers/virtio_net");
+	nic_put(root, "class/net/ens9/address", "52:54:00:12:34:56\n");
+	nic_put(root, "class/net/ens9/speed", "25000\n");
+	nic_put(root, "class/net/ens9/operstate", "up\n");
+	nic_put(root, "class/net/ens9/type", "1\n");
+	nic_link(root, "class/net/ens9/device",
+		 "../../../devices/pci0000:00/0000:17:00.1/virtio5");
+	memset(&f, 0, sizeof(f));
+	snprintf(f.name, sizeof(f.name), "ens9");
+	f.wire = SRD_WIRE_UDP;
+	f.mtu = 9000;
+	cr_assert_eq(srd_nic_build_at(&f, root, &nic), 0);
+	cr_assert_eq(fi_control(&nic->fid, FI_DUP, &dup), 0);
+	for (int k = 0; k < 2; k++) {
+		struct fid_nic *n = k ? dup : nic;
+
+		cr_assert_eq(n->fid.fclass, FI_CLASS_NIC);
+		cr_assert_str_eq(n->device_attr->name, "ens9");
+		cr_assert_str_eq(n->device_attr->vendor_id, "0x1af4");
+		cr_assert_str_eq(n->device_attr->device_id, "0x0001");
+		cr_assert_str_eq(n->device_attr->driver, "virtio_net");
+		cr_assert_eq(n->bus_attr->bus_type, FI_BUS_PCI);
+		cr_assert_eq(n->bus_attr->attr.pci.domain_id, 0);
+		cr_assert_eq(n->bus_attr->attr.pci.bus_id, 0x17);
+		cr_assert_eq(n->bus_attr->attr.pci.device_id, 0);
+		cr_assert_eq(n->bus_attr->attr.pci.function_id, 1);
+		cr_assert_str_eq(n->link_attr->address, "52:54:00:12:34:56");
+		cr_assert_eq(n->link_attr->mtu, 9000);
+		cr_assert_eq(n->link_attr->speed, 25000000000ull);
+		cr_assert_eq(n->link_attr->state, FI_LINK_UP);
+		cr_assert_str_eq(n->link_attr->network_type, "Ethernet");
+	}
+	cr_assert_neq(dup->device_attr->name, nic->device_attr->name,
+		      "FI_DUP shares a string");
+	cr_assert_eq(fi_close(&dup->fid), 0);
+	cr_assert_eq(fi_close(&nic->fid), 0);
+	nic_rm(root);
+}
+
+/* A software interface (no device, speed -1, state "unknown"): what
+ * sysfs lacks stays unset rather than made up. */
+Test(nic, software_interface_leaves_unknowns_unset)
+{
+	char root[] = "/tmp/srd-nic-XXXXXX";
+	struct srd_iface f;
+	struct fid_nic *nic;
+
+	cr_assert_not_null(mkdtemp(root));
+	nic_put(root, "class/net/br0/address", "02:00:00:00:00:07\n");
+	nic_put(root, "class/net/br0/speed", "-1\n");
+	nic_put(root, "class/net/br0/operstate", "unknown\n");
+	nic_put(root, "class/net/br0/type", "1\n");
+	memset(&f, 0, sizeof(f));
+	snprintf(f.name, sizeof(f.name), "br0");
+	f.wire = SRD_WIRE_UDP;
+	f.mtu = 1500;
+	cr_assert_eq(srd_nic_build_at(&f, root, &nic), 0);
+	cr_assert_str_eq(nic->device_attr->name, "br0");
+	cr_assert_null(nic->device_attr->driver);
+	cr_assert_null(nic->device_attr->vendor_id);
+	cr_assert_eq(nic->bus_attr->bus_type, FI_BUS_UNKNOWN);
+	cr_assert_eq(nic->link_attr->speed, 0);
+	cr_assert_eq(nic->link_attr->state, FI_LINK_UNKNOWN);
+	cr_assert_eq(nic->link_attr->mtu, 1500);
+	cr_assert_eq(fi_close(&nic->fid), 0);
+	nic_rm(root);
+}
+
+/* An RDMA port: the device from /sys/class/infiniband, the link rate
+ * of the port, the PCI address the verbs wire found. */
+Test(nic, verbs_port_from_sysfs)
+{
+	char root[] = "/tmp/srd-nic-XXXXXX";
+	struct srd_iface f;
+	struct fid_nic *nic;
+
+	cr_assert_not_null(mkdtemp(root));
+	nic_put(root, "class/infiniband/mlx5_0/fw_ver", "16.35.2000\n");
+	nic_put(root, "class/infiniband/mlx5_0/hw_rev", "0\n");
+	nic_put(root, "class/infiniband/mlx5_0/ports/1/rate",
+		"100 Gb/sec (4X EDR)\n");
+	nic_put(root, "class/infiniband/mlx5_0/ports/1/gids/0",
+		"fe80:0000:0000:0000:0202:c9ff:fe00:0001\n");
+	memset(&f, 0, sizeof(f));
+	snprintf(f.name, sizeof(f.name), "mlx5_0:1");
+	f.wire = SRD_WIRE_VERBS;
+	snprintf(f.vport.dev_name, sizeof(f.vport.dev_name), "mlx5_0");
+	f.vport.port = 1;
+	f.vport.mtu = 4096;
+	snprintf(f.vport.pci_bus_id, sizeof(f.vport.pci_bus_id),
+		 "0000:3b:00.0");
+	cr_assert_eq(srd_nic_build_at(&f, root, &nic), 0);
+	cr_assert_str_eq(nic->device_attr->name, "mlx5_0");
+	cr_assert_str_eq(nic->device_attr->firmware, "16.35.2000");
+	cr_assert_eq(nic->bus_attr->bus_type, FI_BUS_PCI);
+	cr_assert_eq(nic->bus_attr->attr.pci.bus_id, 0x3b);
+	cr_assert_str_eq(nic->link_attr->address,
+			 "fe80:0000:0000:0000:0202:c9ff:fe00:0001");
+	cr_assert_eq(nic->link_attr->mtu, 4096);
+	cr_assert_eq(nic->link_attr->speed, 100000000000ull);
+	cr_assert_eq(nic->link_attr->state, FI_LINK_UP);
+	cr_assert_str_eq(nic->link_attr->network_type, "InfiniBand");
+	cr_assert_eq(fi_close(&nic->fid), 0);
+	nic_rm(root);
 }

@@ -101,6 +101,11 @@ int srd_getinfo(uint32_t version, const char *node, const char *service,
 int srd_info_refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *srd_info_refusal(void);
 void srd_info_refusal_clear(void);
+/* srd_nic.c: fi_info->nic of a domain's interface (sysfs; _at: under
+ * sys_root instead of /sys) */
+int srd_nic_build(const struct srd_iface *iface, struct fid_nic **out);
+int srd_nic_build_at(const struct srd_iface *iface, const char *sys_root,
+		     struct fid_nic **out);
 int srd_info_build(uint32_t version, const struct fi_info *hints,
 		   const struct srd_iface *iface, struct fi_info **info);
 bool srd_progress_auto_ok(void);

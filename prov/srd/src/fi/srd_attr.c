@@ -607,6 +607,8 @@ int srd_info_build(uint32_t version, const struct fi_info *hints,
 			      info->rx_attr);
 	if (!ret)
 		ret = attr_src_addr(info, iface, NULL);
+	if (!ret)
+		ret = srd_nic_build(iface, &info->nic);
 	if (ret) {
 		fi_freeinfo(info);
 		return ret;
