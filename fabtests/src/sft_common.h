@@ -223,6 +223,12 @@ void sft_post_send(struct sft_ctx *c, int tagged, struct sft_buf *b,
 void sft_wait_send(struct sft_ctx *c, int tagged, void *ctx, const char *what);
 void sft_wait_recv(struct sft_ctx *c, int tagged, void *ctx, size_t len,
 		   uint64_t tag, const char *what);
+/* the same, calling idle(arg) between polls (sft_wait_ok_idle) */
+void sft_wait_send_idle(struct sft_ctx *c, int tagged, void *ctx,
+			const char *what, void (*idle)(void *), void *arg);
+void sft_wait_recv_idle(struct sft_ctx *c, int tagged, void *ctx, size_t len,
+			uint64_t tag, const char *what, void (*idle)(void *),
+			void *arg);
 
 /* sizes */
 size_t sft_parse_size(const char *s);

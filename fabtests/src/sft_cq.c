@@ -257,7 +257,8 @@ void sft_post_send(struct sft_ctx *c, int tagged, struct sft_buf *b,
 				    ctx));
 }
 
-void sft_wait_send(struct sft_ctx *c, int tagged, void *ctx, const char *what)
+void sft_wait_send_idle(struct sft_ctx *c, int tagged, void *ctx,
+			const char *what, void (*idle)(void *), void *arg)
 {
 	struct fi_cq_tagged_entry e;
 	struct sft_expect x;
@@ -265,12 +266,18 @@ void sft_wait_send(struct sft_ctx *c, int tagged, void *ctx, const char *what)
 	memset(&x, 0, sizeof(x));
 	x.ctx = ctx;
 	x.flags = FI_SEND | (tagged ? FI_TAGGED : FI_MSG);
-	sft_wait_ok(c, &c->txcq, &e);
+	sft_wait_ok_idle(c, &c->txcq, &e, idle, arg);
 	sft_check_entry(&e, &x, what);
 }
 
-void sft_wait_recv(struct sft_ctx *c, int tagged, void *ctx, size_t len,
-		   uint64_t tag, const char *what)
+void sft_wait_send(struct sft_ctx *c, int tagged, void *ctx, const char *what)
+{
+	sft_wait_send_idle(c, tagged, ctx, what, NULL, NULL);
+}
+
+void sft_wait_recv_idle(struct sft_ctx *c, int tagged, void *ctx, size_t len,
+			uint64_t tag, const char *what, void (*idle)(void *),
+			void *arg)
 {
 	struct fi_cq_tagged_entry e;
 	struct sft_expect x;
@@ -282,8 +289,14 @@ void sft_wait_recv(struct sft_ctx *c, int tagged, void *ctx, size_t len,
 	x.len = len;
 	x.check_tag = tagged;
 	x.tag = tag;
-	sft_wait_ok(c, &c->rxcq, &e);
+	sft_wait_ok_idle(c, &c->rxcq, &e, idle, arg);
 	sft_check_entry(&e, &x, what);
+}
+
+void sft_wait_recv(struct sft_ctx *c, int tagged, void *ctx, size_t len,
+		   uint64_t tag, const char *what)
+{
+	sft_wait_recv_idle(c, tagged, ctx, len, tag, what, NULL, NULL);
 }
 
 /* ------------------------------------------------------------------ */
