@@ -28,7 +28,8 @@ usage() {
 
 all_tests=(api pingpong_msg pingpong_tagged bw_msg bw_tagged
 	   unexpected_msg unexpected_tagged peek multi_recv cancel inject
-	   cqdata perf_lat perf_bw perf_write perf_read scale_av scale_peers)
+	   cqdata perf_lat perf_bw perf_write perf_read scale_av scale_peers
+	   threads)
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -96,6 +97,9 @@ set_cmd() {
 	perf_read) cmd=("${p[@]}" "$b/sft_perf" "${common[@]}" -o read -S 8,64k,1m -W 16 -I "$perf_n") ;;
 	scale_av) cmd=(timeout -k 5 "$ptmo" "$b/sft_scale" "${common[@]}" -o av -S 1000,100000) ;;
 	scale_peers) cmd=("${p[@]}" "$b/sft_scale" "${common[@]}" -o peers -S 32 -W 64 -I "$perf_n") ;;
+	# two processes, two threads with an endpoint each, two threads on
+	# one endpoint: every byte checked (its ratios are not judged here)
+	threads) cmd=(timeout -k 5 "$ptmo" "$b/sft_threads" "${common[@]}" -I "$perf_n" -S 1m -W 4) ;;
 	*) return 1 ;;
 	esac
 }

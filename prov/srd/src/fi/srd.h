@@ -4,11 +4,20 @@
  * counter, EQ, MR, endpoint) and their prototypes; the message layer's
  * state is in msg/srd_msg.h, which the endpoint embeds.
  *
- * Locking: one mutex per domain protects every object of the domain (AV,
- * CQ, counters, endpoints, their transports).  API calls take it; so does
- * the domain's progress thread, which keeps transports alive (acks,
- * retransmits, peer timeouts) while the application is away.  Under
- * FI_THREAD_DOMAIN with the progress thread off, the lock is skipped.
+ * Locking: each object has its own lock, so threads driving different
+ * endpoints of one domain never wait for each other.  An endpoint's lock
+ * guards its message layer and transport (posts and progress take it);
+ * the domain's MR map is a reader-writer lock that every holder of an
+ * endpoint lock also holds for reading (an RMA target keeps pointers
+ * into regions while it works; registration and close write); a CQ's,
+ * counter's and AV's locks guard only their own state and are taken
+ * last, for a few instructions.  The order, never reversed except by
+ * trylock: CQ/counter endpoint set -> endpoint -> MR map -> CQ, counter,
+ * AV, domain.  Progress that finds an endpoint's lock taken skips it
+ * (whoever holds it is progressing or posting), so pollers never queue
+ * behind one another.  The domain lock guards its endpoint list, which
+ * the domain's progress thread walks while the application is away.
+ * Under FI_THREAD_DOMAIN with the progress thread off, no lock is taken.
  * The wire format is in srd_proto.h only.
  */
 #ifndef SRD_H
@@ -121,14 +130,78 @@ struct srd_fabric {
 
 struct srd_progress;
 
+/* A mutex that objects of a lock-free domain (FI_THREAD_DOMAIN, no
+ * progress thread) skip.  Adaptive: the sections are short, so a
+ * contender spins a little before it sleeps, and a thread that polls in
+ * a loop cannot take the lock back again and again while the one it
+ * woke is still getting onto a CPU. */
+struct srd_lock {
+	pthread_mutex_t m;
+	bool on;
+};
+void srd_lock_init(struct srd_lock *l, bool on);
+void srd_lock_fini(struct srd_lock *l);
+static inline void srd_lock_acquire(struct srd_lock *l)
+{
+	if (l->on)
+		pthread_mutex_lock(&l->m);
+}
+static inline bool srd_lock_try(struct srd_lock *l)
+{
+	return !l->on || !pthread_mutex_trylock(&l->m);
+}
+static inline void srd_lock_release(struct srd_lock *l)
+{
+	if (l->on)
+		pthread_mutex_unlock(&l->m);
+}
+/* A reader-writer lock whose writers go first (a reader that loops
+ * cannot starve a close), skipped like srd_lock. */
+struct srd_rwlock {
+	pthread_rwlock_t rw;
+	bool on;
+};
+int srd_rwlock_init(struct srd_rwlock *l, bool on);
+void srd_rwlock_fini(struct srd_rwlock *l);
+static inline void srd_rwlock_read(struct srd_rwlock *l)
+{
+	if (l->on)
+		pthread_rwlock_rdlock(&l->rw);
+}
+static inline void srd_rwlock_write(struct srd_rwlock *l)
+{
+	if (l->on)
+		pthread_rwlock_wrlock(&l->rw);
+}
+static inline void srd_rwlock_release(struct srd_rwlock *l)
+{
+	if (l->on)
+		pthread_rwlock_unlock(&l->rw);
+}
+/* Reference counts of objects that endpoints and regions bind: changed
+ * under different objects' locks, so atomic. */
+static inline void srd_ref_get(int *refs)
+{
+	__atomic_add_fetch(refs, 1, __ATOMIC_RELAXED);
+}
+static inline void srd_ref_put(int *refs)
+{
+	__atomic_sub_fetch(refs, 1, __ATOMIC_RELEASE);
+}
+static inline int srd_ref_count(const int *refs)
+{
+	return __atomic_load_n(refs, __ATOMIC_ACQUIRE);
+}
+
 struct srd_domain {
 	struct fid_domain domain_fid;
 	struct srd_fabric *fabric;
 	struct fi_info *info;
 	struct srd_iface iface;
-	pthread_mutex_t lock;
+	struct srd_lock lock;		/* eps, the progress thread */
+	struct srd_rwlock mr_lock;	/* mr_map, mr_last_id, regions */
 	bool use_lock;
-	int refs;
+	int refs;			/* srd_ref_*: objects open on it */
 	struct srd_dlist eps;		/* enabled endpoints */
 	struct srd_hmap mr_map;		/* MR key -> srd_mr */
 	uint64_t mr_last_id;		/* the last srd_mr.reg_id handed out */
@@ -141,13 +214,11 @@ struct srd_domain {
 
 static inline void srd_domain_lock(struct srd_domain *dom)
 {
-	if (dom->use_lock)
-		pthread_mutex_lock(&dom->lock);
+	srd_lock_acquire(&dom->lock);
 }
 static inline void srd_domain_unlock(struct srd_domain *dom)
 {
-	if (dom->use_lock)
-		pthread_mutex_unlock(&dom->lock);
+	srd_lock_release(&dom->lock);
 }
 
 int srd_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
@@ -182,6 +253,7 @@ struct srd_ep;
 /* The endpoints bound to a CQ or counter: reading it progresses them,
  * and their sockets are in its wait set. */
 struct srd_ep_set {
+	struct srd_rwlock lock;		/* read: walking it; write: changing */
 	struct srd_ep **eps;
 	int count;
 };
@@ -189,7 +261,7 @@ int srd_ep_set_add(struct srd_ep_set *set, struct srd_wait *wait,
 		   struct srd_ep *ep);
 void srd_ep_set_del(struct srd_ep_set *set, struct srd_wait *wait,
 		    struct srd_ep *ep);
-void srd_ep_set_progress(const struct srd_ep_set *set);
+void srd_ep_set_progress(struct srd_ep_set *set);
 /* The waiting side that a CQ and a counter share: the wait set (their
  * endpoints' sockets and a signal fd), the endpoints bound to them
  * (reading progresses them), the threads asleep in a blocking read, and
@@ -206,20 +278,24 @@ static inline void srd_waiter_wake(struct srd_waiter *w)
 	if (w->sleepers || w->fd_exported)
 		srd_wait_signal(&w->wait);
 }
+int srd_waiter_init(struct srd_waiter *w, bool use_lock);
 void srd_waiter_fini(struct srd_waiter *w);
 /* fi_control's FI_GETWAIT / FI_GETWAITOBJ for an object waited on by obj. */
 int srd_waiter_control(struct srd_waiter *w, enum fi_wait_obj obj,
 		       int command, void *arg);
-/* One sleep of a blocking read, with the domain lock held on entry and
- * exit (dropped while asleep): until a socket or the signal fd is
- * readable, the transports' next deadline, or deadline_ns. */
-void srd_waiter_sleep(struct srd_domain *dom, struct srd_waiter *w,
-		      uint64_t deadline_ns);
+/* One sleep of a blocking read, entered with the object's lock held and
+ * left with it held (dropped while asleep): until a socket or the signal
+ * fd is readable, deadline_ns, or next_ns (srd_waiter_next_ns, found
+ * before the object's lock was taken: it walks the endpoints). */
+uint64_t srd_waiter_next_ns(struct srd_waiter *w);
+void srd_waiter_sleep(struct srd_lock *held, struct srd_waiter *w,
+		      uint64_t next_ns, uint64_t deadline_ns);
 
 /* --- AV ------------------------------------------------------------------ */
 struct srd_av {
 	struct fid_av av_fid;
 	struct srd_domain *dom;
+	struct srd_lock lock;		/* everything below */
 	int addr_family;
 	size_t addrlen;
 	union srd_wire_addr *table;
@@ -261,7 +337,8 @@ struct srd_cq {
 	size_t head, tail;
 	struct srd_dlist errs;
 	struct srd_waiter w;
-	int refs;
+	struct srd_lock lock;		/* ring, errs, signaled, sleepers */
+	int refs;			/* srd_ref_* */
 	bool signaled;
 };
 int srd_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
@@ -275,7 +352,8 @@ struct srd_cntr {
 	uint64_t err;
 	enum fi_wait_obj wait_obj;
 	struct srd_waiter w;
-	int refs;
+	struct srd_lock lock;		/* value, err, sleepers */
+	int refs;			/* srd_ref_* */
 };
 int srd_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
 		  struct fid_cntr **cntr, void *context);
@@ -315,11 +393,13 @@ int srd_query_atomic(const struct srd_domain *dom, enum fi_datatype dt,
 struct srd_ep {
 	struct fid_ep ep_fid;
 	struct srd_domain *dom;
+	struct srd_lock lock;		/* srd_ep_lock: msg, wire, below */
 	struct srd_dlist dom_entry;
 	struct fid_eq *eq;
 	uint64_t tx_op_flags;
 	uint64_t rx_op_flags;
-	uint64_t last_app_ns;		/* the application's last call in */
+	uint64_t last_app_ns;		/* the application's last call in
+					 * (atomic: the progress thread reads) */
 	bool thread_watch;		/* the progress thread polls our socket */
 	union srd_wire_addr src_addr;
 	struct srd_wire *wire;
@@ -345,7 +425,25 @@ int srd_auth_key_load(const struct fi_info *info, const struct fi_info *dom_info
 		      uint8_t **key, size_t *key_len);
 int srd_auth_key_hint(const void *want, size_t want_len, void **out,
 		      size_t *out_len);
-/* One progress step for an endpoint; caller holds the domain lock. */
+/* The endpoint's lock with the MR map's read side (see Locking). */
+static inline void srd_ep_lock(struct srd_ep *ep)
+{
+	srd_lock_acquire(&ep->lock);
+	srd_rwlock_read(&ep->dom->mr_lock);
+}
+static inline bool srd_ep_trylock(struct srd_ep *ep)
+{
+	if (!srd_lock_try(&ep->lock))
+		return false;
+	srd_rwlock_read(&ep->dom->mr_lock);
+	return true;
+}
+static inline void srd_ep_unlock(struct srd_ep *ep)
+{
+	srd_rwlock_release(&ep->dom->mr_lock);
+	srd_lock_release(&ep->lock);
+}
+/* One progress step for an endpoint; caller holds srd_ep_lock. */
 int srd_ep_progress(struct srd_ep *ep);
 uint64_t srd_ep_next_deadline(struct srd_ep *ep);
 /* srd_ops_msg.c: the generic posts every msg and tagged shim calls */
@@ -358,16 +456,16 @@ ssize_t srd_generic_recv(struct srd_ep *ep, const struct fi_msg_tagged *msg,
 int srd_stats_ops_open(const char *name, void **ops);
 void srd_stats_ep_open(struct srd_ep *ep);	/* once the wire is up */
 void srd_stats_tick(struct srd_ep *ep);
-void srd_stats_ep_close(struct srd_ep *ep);	/* domain lock held */
+void srd_stats_ep_close(struct srd_ep *ep);	/* srd_ep_lock held */
 
 void srd_progress_note_app(struct srd_domain *dom, struct srd_ep *ep);
 
-/* Every data-path post: under the domain lock, noted as application
+/* Every data-path post: under the endpoint's lock, noted as application
  * activity; a post refused for lack of entries progresses the endpoint
  * so that the caller's retry finds room. */
 static inline void srd_ep_post_enter(struct srd_ep *ep)
 {
-	srd_domain_lock(ep->dom);
+	srd_ep_lock(ep);
 	srd_progress_note_app(ep->dom, ep);
 }
 /* Posts progress the endpoint when it is full, and when it has not been
@@ -383,7 +481,7 @@ static inline ssize_t srd_ep_post_leave(struct srd_ep *ep, ssize_t ret)
 	    (int64_t)(ep->last_app_ns - ep->msg.tp.polled_ns) >
 	    (int64_t)SRD_EP_POST_POLL_NS))
 		srd_ep_progress(ep);
-	srd_domain_unlock(ep->dom);
+	srd_ep_unlock(ep);
 	return ret;
 }
 

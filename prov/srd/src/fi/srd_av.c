@@ -24,32 +24,59 @@ static inline struct srd_av *av_of(struct fid_av *fid)
 	return srd_container_of(fid, struct srd_av, av_fid);
 }
 
-const union srd_wire_addr *srd_av_addr(struct srd_av *av, fi_addr_t addr)
+/* Caller holds av->lock. */
+static const union srd_wire_addr *av_slot(const struct srd_av *av,
+					  fi_addr_t addr)
 {
-	if (!av || addr >= av->count || !av->valid[addr])
+	if (addr >= av->count || !av->valid[addr])
 		return NULL;
 	return &av->table[addr];
 }
 
+/* A copy: the table moves when an insert grows it. */
+bool srd_av_addr(struct srd_av *av, fi_addr_t addr, union srd_wire_addr *out)
+{
+	const union srd_wire_addr *wa;
+
+	if (!av)
+		return false;
+	srd_lock_acquire(&av->lock);
+	wa = av_slot(av, addr);
+	if (wa)
+		*out = *wa;
+	srd_lock_release(&av->lock);
+	return wa;
+}
+
 uint64_t srd_av_gen(const struct srd_av *av)
 {
-	return av->gen;
+	return __atomic_load_n(&av->gen, __ATOMIC_ACQUIRE);
+}
+
+static void av_gen_bump(struct srd_av *av)
+{
+	__atomic_store_n(&av->gen, av->gen + 1, __ATOMIC_RELEASE);
 }
 
 fi_addr_t srd_av_reverse(struct srd_av *av, const union srd_wire_addr *addr)
 {
-	struct srd_hnode *node = srd_hmap_find(&av->rev,
-					       srd_wire_addr_hash(addr));
+	struct srd_hnode *node;
+	fi_addr_t found = FI_ADDR_NOTAVAIL;
 
+	srd_lock_acquire(&av->lock);
+	node = srd_hmap_find(&av->rev, srd_wire_addr_hash(addr));
 	for (; node; node = srd_hmap_next(node)) {
 		struct srd_av_node *n =
 			srd_container_of(node, struct srd_av_node, hnode);
 
 		if (av->valid[n->index] &&
-		    srd_wire_addr_equal(&av->table[n->index], addr))
-			return n->index;
+		    srd_wire_addr_equal(&av->table[n->index], addr)) {
+			found = n->index;
+			break;
+		}
 	}
-	return FI_ADDR_NOTAVAIL;
+	srd_lock_release(&av->lock);
+	return found;
 }
 
 static int av_grow(struct srd_av *av)
@@ -116,7 +143,7 @@ static int av_insert_one(struct srd_av *av, const void *addr,
 	if (fi_addr)
 		*fi_addr = av->count;
 	av->count++;
-	av->gen++;
+	av_gen_bump(av);
 	return 0;
 }
 
@@ -156,7 +183,7 @@ static int av_insert(struct fid_av *fid, const void *addr, size_t count,
 		return -FI_EINVAL;
 	if (async && !av->eq)
 		return -FI_ENOEQ;
-	srd_domain_lock(av->dom);
+	srd_lock_acquire(&av->lock);
 	for (size_t i = 0; i < count; i++) {
 		const uint8_t *a = (const uint8_t *)addr + i * av->addrlen;
 		int ret = av_insert_one(av, a, fi_addr ? &fi_addr[i] : NULL);
@@ -168,7 +195,7 @@ static int av_insert(struct fid_av *fid, const void *addr, size_t count,
 		else if (ret && async)
 			av_report_err(av, context, i, ret);
 	}
-	srd_domain_unlock(av->dom);
+	srd_lock_release(&av->lock);
 	if (async) {
 		av_report_done(av, context, (size_t)done);
 		return 0;
@@ -222,7 +249,7 @@ static int av_remove(struct fid_av *fid, fi_addr_t *fi_addr, size_t count,
 
 	if (flags)
 		return -FI_EBADFLAGS;
-	srd_domain_lock(av->dom);
+	srd_lock_acquire(&av->lock);
 	for (size_t i = 0; i < count; i++) {
 		fi_addr_t a = fi_addr[i];
 
@@ -232,9 +259,9 @@ static int av_remove(struct fid_av *fid, fi_addr_t *fi_addr, size_t count,
 		}
 		av->valid[a] = 0;
 		srd_hmap_remove(&av->rev, &av->nodes[a].hnode);
-		av->gen++;
+		av_gen_bump(av);
 	}
-	srd_domain_unlock(av->dom);
+	srd_lock_release(&av->lock);
 	return ret;
 }
 
@@ -248,8 +275,8 @@ static int av_lookup(struct fid_av *fid, fi_addr_t fi_addr, void *addr,
 
 	if (!addrlen)
 		return -FI_EINVAL;
-	srd_domain_lock(av->dom);
-	wa = srd_av_addr(av, fi_addr);
+	srd_lock_acquire(&av->lock);
+	wa = av_slot(av, fi_addr);
 	if (!wa) {
 		/* unset, removed or out of bounds: fi_av(3) of 2.x says
 		 * -FI_EINVAL; 1.x leaves it unsaid */
@@ -263,7 +290,7 @@ static int av_lookup(struct fid_av *fid, fi_addr_t fi_addr, void *addr,
 	if (given < av->addrlen)
 		ret = -FI_ETOOSMALL;
 out:
-	srd_domain_unlock(av->dom);
+	srd_lock_release(&av->lock);
 	return ret;
 }
 
@@ -300,11 +327,10 @@ static int av_close(struct fid *fid)
 {
 	struct srd_av *av = srd_container_of(fid, struct srd_av, av_fid.fid);
 
-	if (av->refs)
+	if (srd_ref_count(&av->refs))
 		return -FI_EBUSY;
-	srd_domain_lock(av->dom);
-	av->dom->refs--;
-	srd_domain_unlock(av->dom);
+	srd_ref_put(&av->dom->refs);
+	srd_lock_fini(&av->lock);
 	if (av->eq)
 		srd_eq_unref(av->eq);
 	srd_hmap_fini(&av->rev);
@@ -374,6 +400,7 @@ int srd_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 		return -FI_ENOMEM;
 	}
 	av->dom = dom;
+	srd_lock_init(&av->lock, dom->use_lock);
 	av->flags = attr->flags;
 	av->addr_family = dom->iface.addr.sa.sa_family;
 	av->addrlen = srd_wire_addr_len(&dom->iface.addr);
@@ -383,9 +410,7 @@ int srd_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 	av->av_fid.fid.context = context;
 	av->av_fid.fid.ops = &srd_av_fi_ops;
 	av->av_fid.ops = &srd_av_ops;
-	srd_domain_lock(dom);
-	dom->refs++;
-	srd_domain_unlock(dom);
+	srd_ref_get(&dom->refs);
 	*av_fid = &av->av_fid;
 	return 0;
 }

@@ -22,14 +22,18 @@ static void cntr_wake(struct srd_cntr *cntr)
 
 void srd_cntr_inc(struct srd_cntr *cntr)
 {
+	srd_lock_acquire(&cntr->lock);
 	cntr->value++;
 	cntr_wake(cntr);
+	srd_lock_release(&cntr->lock);
 }
 
 void srd_cntr_inc_err(struct srd_cntr *cntr)
 {
+	srd_lock_acquire(&cntr->lock);
 	cntr->err++;
 	cntr_wake(cntr);
+	srd_lock_release(&cntr->lock);
 }
 
 /* Progresses the bound endpoints, then reads one of the two values. */
@@ -38,10 +42,10 @@ static uint64_t cntr_progress_read(struct srd_cntr *cntr,
 {
 	uint64_t v;
 
-	srd_domain_lock(cntr->dom);
 	srd_ep_set_progress(&cntr->w.eps);
+	srd_lock_acquire(&cntr->lock);
 	v = *field;
-	srd_domain_unlock(cntr->dom);
+	srd_lock_release(&cntr->lock);
 	return v;
 }
 
@@ -58,10 +62,10 @@ static uint64_t cntr_readerr(struct fid_cntr *fid)
 static int cntr_set_value(struct srd_cntr *cntr, uint64_t *field,
 			  uint64_t value, bool add)
 {
-	srd_domain_lock(cntr->dom);
+	srd_lock_acquire(&cntr->lock);
 	*field = add ? *field + value : value;
 	cntr_wake(cntr);
-	srd_domain_unlock(cntr->dom);
+	srd_lock_release(&cntr->lock);
 	return 0;
 }
 
@@ -89,22 +93,29 @@ static int cntr_wait(struct fid_cntr *fid, uint64_t threshold, int timeout)
 {
 	struct srd_cntr *cntr = cntr_of(fid);
 	uint64_t deadline = srd_wait_deadline_ms(timeout);
-	uint64_t err0 = cntr->err;
+	uint64_t err0, value;
 
 	if (cntr->wait_obj == FI_WAIT_NONE && timeout < 0)
 		return -FI_EINVAL;	/* would spin forever without a wait */
+	srd_lock_acquire(&cntr->lock);
+	err0 = cntr->err;
+	srd_lock_release(&cntr->lock);
 	for (;;) {
-		srd_domain_lock(cntr->dom);
+		uint64_t next;
+
 		srd_ep_set_progress(&cntr->w.eps);
+		next = srd_waiter_next_ns(&cntr->w);
+		srd_lock_acquire(&cntr->lock);
 		if (cntr->value >= threshold || cntr->err != err0) {
 			int ret = cntr->value >= threshold ? 0 : -FI_EAVAIL;
 
-			srd_domain_unlock(cntr->dom);
+			srd_lock_release(&cntr->lock);
 			return ret;
 		}
-		srd_waiter_sleep(cntr->dom, &cntr->w, deadline);
-		srd_domain_unlock(cntr->dom);
-		if (srd_clock_now_ns() >= deadline && cntr->value < threshold)
+		srd_waiter_sleep(&cntr->lock, &cntr->w, next, deadline);
+		value = cntr->value;
+		srd_lock_release(&cntr->lock);
+		if (srd_clock_now_ns() >= deadline && value < threshold)
 			return -FI_ETIMEDOUT;
 	}
 }
@@ -125,12 +136,11 @@ static int cntr_close(struct fid *fid)
 	struct srd_cntr *cntr = srd_container_of(fid, struct srd_cntr,
 						 cntr_fid.fid);
 
-	if (cntr->refs)
+	if (srd_ref_count(&cntr->refs))
 		return -FI_EBUSY;
-	srd_domain_lock(cntr->dom);
-	cntr->dom->refs--;
-	srd_domain_unlock(cntr->dom);
+	srd_ref_put(&cntr->dom->refs);
 	srd_waiter_fini(&cntr->w);
+	srd_lock_fini(&cntr->lock);
 	free(cntr);
 	return 0;
 }
@@ -166,21 +176,20 @@ int srd_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
 	cntr = calloc(1, sizeof(*cntr));
 	if (!cntr)
 		return -FI_ENOMEM;
-	ret = srd_wait_init(&cntr->w.wait);
+	ret = srd_waiter_init(&cntr->w, dom->use_lock);
 	if (ret) {
 		free(cntr);
 		return ret;
 	}
 	cntr->dom = dom;
+	srd_lock_init(&cntr->lock, dom->use_lock);
 	cntr->wait_obj = !attr || attr->wait_obj == FI_WAIT_UNSPEC ?
 			 FI_WAIT_FD : attr->wait_obj;
 	cntr->cntr_fid.fid.fclass = FI_CLASS_CNTR;
 	cntr->cntr_fid.fid.context = context;
 	cntr->cntr_fid.fid.ops = &srd_cntr_fi_ops;
 	cntr->cntr_fid.ops = &srd_cntr_ops;
-	srd_domain_lock(dom);
-	dom->refs++;
-	srd_domain_unlock(dom);
+	srd_ref_get(&dom->refs);
 	*cntr_fid = &cntr->cntr_fid;
 	return 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
- * srd_domain.c: the domain: one network interface, the lock that guards
- * every object opened from it, the MR key map and the progress thread.
+ * srd_domain.c: the domain: one network interface, the locks that decide
+ * how its objects lock (srd.h, Locking), the MR key map and the progress
+ * thread.
  * It creates the other objects through their own files' open functions.
  */
 #include "config.h"
@@ -14,11 +15,12 @@ static int domain_close(struct fid *fid)
 	struct srd_domain *dom = srd_container_of(fid, struct srd_domain,
 						  domain_fid.fid);
 
-	if (dom->refs)
+	if (srd_ref_count(&dom->refs))
 		return -FI_EBUSY;
 	srd_progress_stop(dom);
 	srd_hmap_fini(&dom->mr_map);
-	pthread_mutex_destroy(&dom->lock);
+	srd_lock_fini(&dom->lock);
+	srd_rwlock_fini(&dom->mr_lock);
 	fi_freeinfo(dom->info);
 	pthread_mutex_lock(&dom->fabric->lock);
 	dom->fabric->refs--;
@@ -105,11 +107,18 @@ int srd_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		free(dom);
 		return ret;
 	}
-	pthread_mutex_init(&dom->lock, NULL);
 	dom->fabric = fab;
 	dom->api_version = fab->api_version;
 	dom->use_lock = info->domain_attr->threading != FI_THREAD_DOMAIN ||
 			srd_params.progress_thread;
+	srd_lock_init(&dom->lock, dom->use_lock);
+	if (srd_rwlock_init(&dom->mr_lock, dom->use_lock)) {
+		srd_lock_fini(&dom->lock);
+		srd_hmap_fini(&dom->mr_map);
+		fi_freeinfo(dom->info);
+		free(dom);
+		return -FI_ENOMEM;
+	}
 	srd_dlist_init(&dom->eps);
 	dom->domain_fid.fid.fclass = FI_CLASS_DOMAIN;
 	dom->domain_fid.fid.context = context;

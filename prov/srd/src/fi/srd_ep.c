@@ -47,12 +47,12 @@ static int ep_bind_cq(struct srd_ep *ep, struct srd_cq *cq, uint64_t flags)
 	if (flags & FI_TRANSMIT) {
 		ep->msg.tx_cq = cq;
 		ep->msg.tx_selective = flags & FI_SELECTIVE_COMPLETION;
-		cq->refs++;
+		srd_ref_get(&cq->refs);
 	}
 	if (flags & FI_RECV) {
 		ep->msg.rx_cq = cq;
 		ep->msg.rx_selective = flags & FI_SELECTIVE_COMPLETION;
-		cq->refs++;
+		srd_ref_get(&cq->refs);
 	}
 	return 0;
 }
@@ -60,7 +60,7 @@ static int ep_bind_cq(struct srd_ep *ep, struct srd_cq *cq, uint64_t flags)
 /* Drops one binding of cntr; the last one takes ep out of its set. */
 static void ep_cntr_release(struct srd_ep *ep, struct srd_cntr *cntr)
 {
-	cntr->refs--;
+	srd_ref_put(&cntr->refs);
 	for (int k = 0; k < SRD_CNTR_KINDS; k++)
 		if (ep->msg.cntrs[k] == cntr)
 			return;
@@ -88,7 +88,7 @@ static int ep_bind_cntr(struct srd_ep *ep, struct srd_cntr *cntr,
 		if (!(flags & bits[k]) || old == cntr)
 			continue;
 		ep->msg.cntrs[k] = cntr;
-		cntr->refs++;
+		srd_ref_get(&cntr->refs);
 		if (old)
 			ep_cntr_release(ep, old);
 	}
@@ -102,7 +102,7 @@ static int ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 
 	if (ep->msg.enabled)
 		return -FI_EOPBADSTATE;
-	srd_domain_lock(ep->dom);
+	srd_lock_acquire(&ep->lock);
 	switch (bfid->fclass) {
 	case FI_CLASS_AV:
 		if (ep->msg.av) {
@@ -110,7 +110,7 @@ static int ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 			break;
 		}
 		ep->msg.av = srd_container_of(bfid, struct srd_av, av_fid.fid);
-		ep->msg.av->refs++;
+		srd_ref_get(&ep->msg.av->refs);
 		break;
 	case FI_CLASS_CQ:
 		ret = ep_bind_cq(ep, srd_container_of(bfid, struct srd_cq,
@@ -131,7 +131,7 @@ static int ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	default:
 		ret = -FI_EINVAL;
 	}
-	srd_domain_unlock(ep->dom);
+	srd_lock_release(&ep->lock);
 	return ret;
 }
 
@@ -154,13 +154,15 @@ static int ep_enable(struct srd_ep *ep)
 			 "transmit", ep->msg.tx_cq ? "RECV" : "SEND");
 		return -FI_ENOCQ;
 	}
+	srd_ep_lock(ep);
 	srd_domain_lock(ep->dom);
 	ret = srd_progress_add_ep(ep->dom, ep);
+	srd_domain_unlock(ep->dom);
 	if (!ret) {
 		ep->msg.enabled = true;
 		srd_stats_ep_open(ep);
 	}
-	srd_domain_unlock(ep->dom);
+	srd_ep_unlock(ep);
 	if (ret)
 		SRD_WARN(FI_LOG_EP_CTRL, "fi_enable: progress: %s\n",
 			 fi_strerror(-ret));
@@ -202,18 +204,28 @@ static int ep_control(struct fid *fid, int command, void *arg)
 
 /* --- close ---------------------------------------------------------------- */
 
+/* Out of the sets of its CQs and counters: once back, no reader of
+ * those progresses ep any more. */
+static void ep_leave_sets(struct srd_ep *ep)
+{
+	if (ep->msg.tx_cq)
+		srd_ep_set_del(&ep->msg.tx_cq->w.eps, &ep->msg.tx_cq->w.wait, ep);
+	if (ep->msg.rx_cq)
+		srd_ep_set_del(&ep->msg.rx_cq->w.eps, &ep->msg.rx_cq->w.wait, ep);
+	for (int k = 0; k < SRD_CNTR_KINDS; k++)
+		if (ep->msg.cntrs[k])
+			srd_ep_set_del(&ep->msg.cntrs[k]->w.eps,
+				       &ep->msg.cntrs[k]->w.wait, ep);
+}
+
 static void ep_unbind_all(struct srd_ep *ep)
 {
 	if (ep->msg.av)
-		ep->msg.av->refs--;
-	if (ep->msg.tx_cq) {
-		ep->msg.tx_cq->refs--;
-		srd_ep_set_del(&ep->msg.tx_cq->w.eps, &ep->msg.tx_cq->w.wait, ep);
-	}
-	if (ep->msg.rx_cq) {
-		ep->msg.rx_cq->refs--;
-		srd_ep_set_del(&ep->msg.rx_cq->w.eps, &ep->msg.rx_cq->w.wait, ep);
-	}
+		srd_ref_put(&ep->msg.av->refs);
+	if (ep->msg.tx_cq)
+		srd_ref_put(&ep->msg.tx_cq->refs);
+	if (ep->msg.rx_cq)
+		srd_ref_put(&ep->msg.rx_cq->refs);
 	for (int k = 0; k < SRD_CNTR_KINDS; k++) {
 		struct srd_cntr *cntr = ep->msg.cntrs[k];
 
@@ -235,6 +247,7 @@ static void ep_free(struct srd_ep *ep)
 		sodium_memzero(ep->auth_key, ep->auth_key_len);
 		free(ep->auth_key);
 	}
+	srd_lock_fini(&ep->lock);
 	free(ep);
 }
 
@@ -243,16 +256,24 @@ static int ep_close(struct fid *fid)
 	struct srd_ep *ep = srd_container_of(fid, struct srd_ep, ep_fid.fid);
 	struct srd_domain *dom = ep->dom;
 
-	srd_domain_lock(dom);
+	/* First out of every other thread's reach: the progress thread's
+	 * list (it walks it under the domain lock) and the CQ and counter
+	 * sets (their readers progress what is in them). */
+	if (ep->msg.enabled) {
+		srd_domain_lock(dom);
+		srd_progress_del_ep(dom, ep);
+		srd_domain_unlock(dom);
+	}
+	ep_leave_sets(ep);
+	srd_ep_lock(ep);
 	srd_stats_ep_close(ep);
 	if (ep->msg.enabled) {
 		srd_ep_progress(ep);
 		srd_tp_flush_acks(&ep->msg.tp);
-		srd_progress_del_ep(dom, ep);
 	}
 	ep_unbind_all(ep);
-	dom->refs--;
-	srd_domain_unlock(dom);
+	srd_ep_unlock(ep);
+	srd_ref_put(&dom->refs);
 	ep_free(ep);
 	return 0;
 }
@@ -280,9 +301,9 @@ static ssize_t ep_cancel(fid_t fid, void *context)
 	struct srd_ep *ep = srd_container_of(fid, struct srd_ep, ep_fid.fid);
 	int ret;
 
-	srd_domain_lock(ep->dom);
+	srd_ep_lock(ep);
 	ret = srd_rxe_cancel(&ep->msg, context);
-	srd_domain_unlock(ep->dom);
+	srd_ep_unlock(ep);
 	return ret;
 }
 
@@ -558,6 +579,7 @@ int srd_ep_open(struct fid_domain *domain, struct fi_info *info,
 	if (!ep)
 		return -FI_ENOMEM;
 	ep->dom = dom;
+	srd_lock_init(&ep->lock, dom->use_lock);
 	ep_init_attrs(ep, info);
 	ret = ep_open_steps(ep, info, &addr, &step);
 	if (ret) {
@@ -580,9 +602,7 @@ int srd_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->ep_fid.tagged = &srd_tagged_ops;
 	ep->ep_fid.rma = &srd_rma_ops;
 	ep->ep_fid.atomic = &srd_atomic_ops;
-	srd_domain_lock(dom);
-	dom->refs++;
-	srd_domain_unlock(dom);
+	srd_ref_get(&dom->refs);
 	*ep_fid = &ep->ep_fid;
 	return 0;
 }
@@ -628,9 +648,9 @@ static int ep_setname(fid_t fid, void *addr, size_t addrlen)
 	/* Bound CQs and counters wait on the current socket: rename first. */
 	if (ep->msg.enabled || ep->msg.tx_cq || ep->msg.rx_cq || ep_has_cntr(ep))
 		return -FI_EOPBADSTATE;
-	srd_domain_lock(ep->dom);
+	srd_lock_acquire(&ep->lock);
 	ret = ep_open_wire(ep, &wa);
-	srd_domain_unlock(ep->dom);
+	srd_lock_release(&ep->lock);
 	return ret;
 }
 

@@ -6,11 +6,13 @@
  * region may count the remote accesses it serves in bound counters.
  * Registration pins nothing: sockets read and write user memory directly.
  *
- * fi_close frees a region at once and waits for nothing (its peers may be
- * dead): the RMA target keeps no pointer to a region, or into it, past
- * the domain lock.  A READ answer, which reads the region over many
- * progress steps, names it by key and registration id and looks it up
- * again, under the lock, for each segment it copies (srd_mr_source).
+ * fi_close frees a region once no endpoint is inside a progress step or
+ * post (the map's writer waits for its readers, which srd_ep_lock takes)
+ * and waits for nothing else (its peers may be dead): the RMA target
+ * keeps no pointer to a region, or into it, past its endpoint's lock.  A
+ * READ answer, which reads the region over many progress steps, names it
+ * by key and registration id and looks it up again for each segment it
+ * copies (srd_mr_source).
  * It must not touch endpoints.
  */
 #include "config.h"
@@ -27,14 +29,14 @@ static int mr_close(struct fid *fid)
 	struct srd_mr *mr = srd_container_of(fid, struct srd_mr, mr_fid.fid);
 	struct srd_domain *dom = mr->dom;
 
-	srd_domain_lock(dom);
+	srd_rwlock_write(&dom->mr_lock);
 	srd_hmap_remove(&dom->mr_map, &mr->hnode);
+	srd_rwlock_release(&dom->mr_lock);
 	if (mr->cntr_read)
-		mr->cntr_read->refs--;
+		srd_ref_put(&mr->cntr_read->refs);
 	if (mr->cntr_write)
-		mr->cntr_write->refs--;
-	dom->refs--;
-	srd_domain_unlock(dom);
+		srd_ref_put(&mr->cntr_write->refs);
+	srd_ref_put(&dom->refs);
 	free(mr);
 	return 0;
 }
@@ -54,20 +56,20 @@ static int mr_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	cntr = srd_container_of(bfid, struct srd_cntr, cntr_fid.fid);
 	if (cntr->dom != mr->dom)
 		return -FI_EINVAL;
-	srd_domain_lock(mr->dom);
+	srd_rwlock_write(&mr->dom->mr_lock);	/* targets read the bindings */
 	if (flags & FI_REMOTE_READ) {
 		if (mr->cntr_read)
-			mr->cntr_read->refs--;
+			srd_ref_put(&mr->cntr_read->refs);
 		mr->cntr_read = cntr;
-		cntr->refs++;
+		srd_ref_get(&cntr->refs);
 	}
 	if (flags & FI_REMOTE_WRITE) {
 		if (mr->cntr_write)
-			mr->cntr_write->refs--;
+			srd_ref_put(&mr->cntr_write->refs);
 		mr->cntr_write = cntr;
-		cntr->refs++;
+		srd_ref_get(&cntr->refs);
 	}
-	srd_domain_unlock(mr->dom);
+	srd_rwlock_release(&mr->dom->mr_lock);
 	return 0;
 }
 
@@ -135,17 +137,17 @@ static int mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
 	mr->mr_fid.fid.context = attr->context;
 	mr->mr_fid.fid.ops = &srd_mr_fi_ops;
 	mr->mr_fid.mem_desc = mr;
-	srd_domain_lock(dom);
+	srd_rwlock_write(&dom->mr_lock);
 	ret = mr_new_key(dom, attr->requested_key, &mr->mr_fid.key);
 	if (ret) {
-		srd_domain_unlock(dom);
+		srd_rwlock_release(&dom->mr_lock);
 		free(mr);
 		return ret;
 	}
 	srd_hmap_insert(&dom->mr_map, &mr->hnode, mr->mr_fid.key);
 	mr->reg_id = ++dom->mr_last_id;
-	dom->refs++;
-	srd_domain_unlock(dom);
+	srd_rwlock_release(&dom->mr_lock);
+	srd_ref_get(&dom->refs);
 	*mr_fid = &mr->mr_fid;
 	return 0;
 }

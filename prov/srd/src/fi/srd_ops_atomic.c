@@ -2,7 +2,7 @@
 /*
  * srd_ops_atomic.c: the fi_ops_atomic entry points, fi_query_atomic's
  * and fi_*atomicvalid's answers.  Each entry point describes its call in
- * a struct srd_atomic_args and hands it, under the domain lock, to the
+ * a struct srd_atomic_args and hands it, under the endpoint lock, to the
  * message layer's one atomic post (msg/srd_atomic.c).  No packets here.
  */
 #include "config.h"

@@ -2,7 +2,7 @@
 /*
  * srd_ops_msg.c: the fi_ops_msg entry points, each a thin shim that fills a
  * message descriptor and calls the one generic send or receive post
- * under the domain lock.  No protocol logic lives here.
+ * under the endpoint lock.  No protocol logic lives here.
  */
 #include "config.h"
 #include "srd.h"

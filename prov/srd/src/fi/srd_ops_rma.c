@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * srd_ops_rma.c: the fi_ops_rma entry points: each builds a struct
- * fi_msg_rma and hands it, under the domain lock, to the message layer's
+ * fi_msg_rma and hands it, under the endpoint lock, to the message layer's
  * one RMA post (msg/srd_rma.c).  No checks beyond that, no packets.
  */
 #include "config.h"

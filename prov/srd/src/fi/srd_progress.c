@@ -5,7 +5,9 @@
  * timeouts) while the application is not calling in, so a rank that
  * computes for minutes is not declared dead by its peers.
  *
- * It never spins.  Each endpoint the application touched within
+ * It never spins, and never waits for an endpoint's lock: one that is
+ * taken is the application's at that moment.  Each endpoint the
+ * application touched within
  * progress_idle_us is the application's: the thread leaves it alone and
  * only wakes when that window ends.  An endpoint left alone longer is the
  * thread's: its socket joins the thread's epoll set and the thread runs
@@ -48,14 +50,18 @@ static uint64_t progress_idle_ns(void)
 	return (uint64_t)srd_params.progress_idle_us * SRD_NS_PER_US;
 }
 
-/* Caller holds the domain lock. */
+/* Caller holds the endpoint's lock, not the domain's: the thread reads
+ * last_app_ns and until without it. */
 void srd_progress_note_app(struct srd_domain *dom, struct srd_ep *ep)
 {
 	struct srd_progress *prog = dom->progress;
+	uint64_t now = srd_clock_now_ns();
 
-	ep->last_app_ns = srd_clock_now_ns();
-	if (prog && prog->until > ep->last_app_ns + progress_idle_ns()) {
-		prog->until = ep->last_app_ns;	/* one wake-up is enough */
+	__atomic_store_n(&ep->last_app_ns, now, __ATOMIC_RELAXED);
+	if (prog && __atomic_load_n(&prog->until, __ATOMIC_RELAXED) >
+		    now + progress_idle_ns()) {
+		/* one wake-up is enough */
+		__atomic_store_n(&prog->until, now, __ATOMIC_RELAXED);
 		srd_wait_signal(&prog->all);
 	}
 }
@@ -66,17 +72,25 @@ static uint64_t progress_one(struct srd_progress *prog, struct srd_ep *ep,
 			     uint64_t now)
 {
 	int fd = ep->wire->ops->fd(ep->wire);
+	uint64_t last = __atomic_load_n(&ep->last_app_ns, __ATOMIC_RELAXED);
+	uint64_t next;
 
-	if (now - ep->last_app_ns < progress_idle_ns()) {
+	if ((int64_t)(now - last) < (int64_t)progress_idle_ns()) {
 		if (ep->thread_watch)
 			srd_wait_del_fd(&prog->all, fd);
 		ep->thread_watch = false;
-		return ep->last_app_ns + progress_idle_ns();
+		return last + progress_idle_ns();
 	}
 	if (!ep->thread_watch && !srd_wait_add_fd(&prog->all, fd))
 		ep->thread_watch = true;
+	/* Taken: the application is back on it (posting or progressing);
+	 * look again after the idle window. */
+	if (!srd_ep_trylock(ep))
+		return now + progress_idle_ns();
 	srd_ep_progress(ep);
-	return srd_ep_next_deadline(ep);
+	next = srd_ep_next_deadline(ep);
+	srd_ep_unlock(ep);
+	return next;
 }
 
 static void *progress_main(void *arg)
@@ -91,7 +105,7 @@ static void *progress_main(void *arg)
 	 * wants the CPU and gives it a small share when everything does. */
 	if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle))
 		SRD_INFO(FI_LOG_DOMAIN, "progress thread keeps its priority\n");
-	pthread_mutex_lock(&dom->lock);
+	srd_domain_lock(dom);
 	/* stop is also set without the lock (srd_progress_stop_all) */
 	while (!__atomic_load_n(&prog->stop, __ATOMIC_ACQUIRE)) {
 		uint64_t now = srd_clock_now_ns(), until = UINT64_MAX;
@@ -103,13 +117,13 @@ static void *progress_main(void *arg)
 
 			until = SRD_MIN(d, until);
 		}
-		prog->until = until;
-		pthread_mutex_unlock(&dom->lock);
+		__atomic_store_n(&prog->until, until, __ATOMIC_RELAXED);
+		srd_domain_unlock(dom);
 		srd_wait_until(prog->all.epfd, until);
 		srd_wait_drain(&prog->all);
-		pthread_mutex_lock(&dom->lock);
+		srd_domain_lock(dom);
 	}
-	pthread_mutex_unlock(&dom->lock);
+	srd_domain_unlock(dom);
 	return NULL;
 }
 
@@ -172,9 +186,9 @@ static void progress_halt(struct srd_progress *prog)
 	prog->running = false;
 	if (prog->owner != getpid())
 		return;
-	pthread_mutex_lock(&prog->dom->lock);
+	srd_domain_lock(prog->dom);
 	__atomic_store_n(&prog->stop, true, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&prog->dom->lock);
+	srd_domain_unlock(prog->dom);
 	srd_wait_signal(&prog->all);
 	pthread_join(prog->thread, NULL);
 }
@@ -200,10 +214,10 @@ void srd_progress_stop(struct srd_domain *dom)
  * must not outlive our code. */
 /* At exit a thread may be stuck for good: the thread running the exit
  * (a signal handler called exit(), as libinfinipath's does on SIGTERM)
- * may hold the domain lock, interrupted inside progress.  So neither
- * the lock is taken nor the join waited on for longer than this; a
- * thread still not back then is waiting for that lock, which nothing
- * releases any more, and never runs provider code again. */
+ * may hold the domain lock, interrupted inside fi_enable or fi_close.
+ * So neither the lock is taken nor the join waited on for longer than
+ * this; a thread still not back then is waiting for that lock, which
+ * nothing releases any more, and never runs provider code again. */
 #define SRD_PROGRESS_EXIT_JOIN_NS	(500 * SRD_NS_PER_MS)
 
 static void progress_halt_at_exit(struct srd_progress *prog)
@@ -243,7 +257,8 @@ int srd_progress_add_ep(struct srd_domain *dom, struct srd_ep *ep)
 
 	if (ret)
 		return ret;
-	ep->last_app_ns = srd_clock_now_ns();
+	__atomic_store_n(&ep->last_app_ns, srd_clock_now_ns(),
+			 __ATOMIC_RELAXED);
 	srd_dlist_insert_tail(&dom->eps, &ep->dom_entry);
 	if (dom->progress)
 		srd_wait_signal(&dom->progress->all);	/* a new endpoint */

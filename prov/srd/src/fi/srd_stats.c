@@ -123,26 +123,25 @@ static int stats_ep(struct fid_ep *ep_fid, struct fi_srd_ep_stats *stats,
 
 	if (!stats)
 		return -FI_EINVAL;
-	srd_domain_lock(ep->dom);
+	srd_ep_lock(ep);
 	stats_ep_fill(ep, &st);
-	srd_domain_unlock(ep->dom);
+	srd_ep_unlock(ep);
 	memcpy(stats, &st, size < sizeof(st) ? size : sizeof(st));
 	return 0;
 }
 
 /* The transport peer behind addr, without creating one; the caller holds
- * the domain lock. */
+ * the endpoint's lock. */
 static int stats_find_peer(struct srd_ep *ep, fi_addr_t addr,
 			   struct srd_tp_peer **peer)
 {
-	const union srd_wire_addr *wa;
+	union srd_wire_addr wa;
 
 	if (!ep->msg.av || !ep->wire)
 		return -FI_ENODATA;
-	wa = srd_av_addr(ep->msg.av, addr);
-	if (!wa)
+	if (!srd_av_addr(ep->msg.av, addr, &wa))
 		return -FI_EINVAL;
-	*peer = srd_tp_peer_find(&ep->msg.tp, wa);
+	*peer = srd_tp_peer_find(&ep->msg.tp, &wa);
 	return *peer ? 0 : -FI_ENODATA;
 }
 
@@ -156,11 +155,11 @@ static int stats_peer(struct fid_ep *ep_fid, fi_addr_t addr,
 
 	if (!stats)
 		return -FI_EINVAL;
-	srd_domain_lock(ep->dom);
+	srd_ep_lock(ep);
 	ret = stats_find_peer(ep, addr, &peer);
 	if (!ret)
 		stats_peer_fill(&ep->msg.tp, peer, &st);
-	srd_domain_unlock(ep->dom);
+	srd_ep_unlock(ep);
 	if (!ret)
 		memcpy(stats, &st, size < sizeof(st) ? size : sizeof(st));
 	return ret;
@@ -176,13 +175,13 @@ static int stats_path(struct fid_ep *ep_fid, fi_addr_t addr, uint32_t path,
 
 	if (!stats)
 		return -FI_EINVAL;
-	srd_domain_lock(ep->dom);
+	srd_ep_lock(ep);
 	ret = stats_find_peer(ep, addr, &peer);
 	if (!ret && path >= ep->msg.tp.wire->npaths)
 		ret = -FI_EINVAL;
 	if (!ret)
 		stats_path_fill(&peer->paths[path], &st);
-	srd_domain_unlock(ep->dom);
+	srd_ep_unlock(ep);
 	if (!ret)
 		memcpy(stats, &st, size < sizeof(st) ? size : sizeof(st));
 	return ret;
@@ -413,7 +412,7 @@ static void stats_print_peer(struct srd_ep *ep, struct srd_tp_peer *peer,
 	stats_print_paths(ep, peer, addr, f);
 }
 
-/* The whole snapshot; the caller holds the domain lock. */
+/* The whole snapshot; the caller holds the endpoint's lock. */
 static void stats_print(struct srd_ep *ep, FILE *f)
 {
 	struct fi_srd_ep_stats e;

@@ -145,9 +145,59 @@ int srd_wait_control(struct srd_wait *wait, enum fi_wait_obj obj,
 }
 
 
+/* --- locks (srd.h: Locking) ---------------------------------------------- */
+
+void srd_lock_init(struct srd_lock *l, bool on)
+{
+	pthread_mutexattr_t attr;
+
+	l->on = on;
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+	pthread_mutex_init(&l->m, &attr);
+	pthread_mutexattr_destroy(&attr);
+}
+
+void srd_lock_fini(struct srd_lock *l)
+{
+	pthread_mutex_destroy(&l->m);
+}
+
+int srd_rwlock_init(struct srd_rwlock *l, bool on)
+{
+	pthread_rwlockattr_t attr;
+	int ret;
+
+	l->on = on;
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr,
+			PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	ret = pthread_rwlock_init(&l->rw, &attr);
+	pthread_rwlockattr_destroy(&attr);
+	return -ret;
+}
+
+void srd_rwlock_fini(struct srd_rwlock *l)
+{
+	pthread_rwlock_destroy(&l->rw);
+}
+
+int srd_waiter_init(struct srd_waiter *w, bool use_lock)
+{
+	int ret = srd_wait_init(&w->wait);
+
+	if (ret)
+		return ret;
+	ret = srd_rwlock_init(&w->eps.lock, use_lock);
+	if (ret)
+		srd_wait_fini(&w->wait);
+	return ret;
+}
+
 void srd_waiter_fini(struct srd_waiter *w)
 {
 	srd_wait_fini(&w->wait);
+	srd_rwlock_fini(&w->eps.lock);
 	free(w->eps.eps);
 }
 
@@ -165,64 +215,94 @@ int srd_waiter_control(struct srd_waiter *w, enum fi_wait_obj obj,
 
 /* --- the endpoints a CQ or counter waits on ------------------------------ */
 
-void srd_ep_set_progress(const struct srd_ep_set *set)
+/* Progresses each endpoint whose lock is free: one that is taken is
+ * being progressed or posted to by another thread right now, and waiting
+ * for it would only queue this poller behind that one. */
+void srd_ep_set_progress(struct srd_ep_set *set)
 {
+	srd_rwlock_read(&set->lock);
 	for (int i = 0; i < set->count; i++) {
-		srd_progress_note_app(set->eps[i]->dom, set->eps[i]);
-		srd_ep_progress(set->eps[i]);
+		struct srd_ep *ep = set->eps[i];
+
+		if (!srd_ep_trylock(ep))
+			continue;
+		srd_progress_note_app(ep->dom, ep);
+		srd_ep_progress(ep);
+		srd_ep_unlock(ep);
 	}
+	srd_rwlock_release(&set->lock);
 }
 
 int srd_ep_set_add(struct srd_ep_set *set, struct srd_wait *wait,
 		   struct srd_ep *ep)
 {
 	struct srd_ep **eps;
+	int ret = 0;
 
+	srd_rwlock_write(&set->lock);
 	for (int i = 0; i < set->count; i++)
 		if (set->eps[i] == ep)
-			return 0;
+			goto out;
 	eps = realloc(set->eps, (size_t)(set->count + 1) * sizeof(*eps));
-	if (!eps)
-		return -FI_ENOMEM;
+	if (!eps) {
+		ret = -FI_ENOMEM;
+		goto out;
+	}
 	set->eps = eps;
 	set->eps[set->count++] = ep;
-	return srd_wait_add_fd(wait, ep->wire->ops->fd(ep->wire));
+	ret = srd_wait_add_fd(wait, ep->wire->ops->fd(ep->wire));
+out:
+	srd_rwlock_release(&set->lock);
+	return ret;
 }
 
+/* Once it returns, no poller of the set is inside ep. */
 void srd_ep_set_del(struct srd_ep_set *set, struct srd_wait *wait,
 		    struct srd_ep *ep)
 {
+	srd_rwlock_write(&set->lock);
 	for (int i = 0; i < set->count; i++) {
 		if (set->eps[i] != ep)
 			continue;
 		set->eps[i] = set->eps[--set->count];
 		srd_wait_del_fd(wait, ep->wire->ops->fd(ep->wire));
-		return;
+		break;
 	}
+	srd_rwlock_release(&set->lock);
 }
 
-static uint64_t ep_set_deadline(const struct srd_ep_set *set)
+/* The endpoints' next timer.  One whose lock is taken is in another
+ * thread's hands, which may be a post that does not progress it: look
+ * again soon. */
+uint64_t srd_waiter_next_ns(struct srd_waiter *w)
 {
 	uint64_t next = UINT64_MAX;
 
-	for (int i = 0; i < set->count; i++) {
-		uint64_t d = srd_ep_next_deadline(set->eps[i]);
+	srd_rwlock_read(&w->eps.lock);
+	for (int i = 0; i < w->eps.count; i++) {
+		struct srd_ep *ep = w->eps.eps[i];
+		uint64_t d;
 
+		if (srd_ep_trylock(ep)) {
+			d = srd_ep_next_deadline(ep);
+			srd_ep_unlock(ep);
+		} else {
+			d = srd_clock_now_ns() + SRD_EP_POST_POLL_NS;
+		}
 		next = SRD_MIN(d, next);
 	}
+	srd_rwlock_release(&w->eps.lock);
 	return next;
 }
 
-void srd_waiter_sleep(struct srd_domain *dom, struct srd_waiter *w,
-		      uint64_t deadline_ns)
+void srd_waiter_sleep(struct srd_lock *held, struct srd_waiter *w,
+		      uint64_t next_ns, uint64_t deadline_ns)
 {
-	uint64_t next = ep_set_deadline(&w->eps);
-
 	srd_wait_drain(&w->wait);
 	w->sleepers++;
-	srd_domain_unlock(dom);
+	srd_lock_release(held);
 	if (srd_clock_now_ns() < deadline_ns)
-		srd_wait_until(w->wait.epfd, SRD_MIN(next, deadline_ns));
-	srd_domain_lock(dom);
+		srd_wait_until(w->wait.epfd, SRD_MIN(next_ns, deadline_ns));
+	srd_lock_acquire(held);
 	w->sleepers--;
 }

@@ -7,7 +7,7 @@
  * compare.  ATOMIC_READ is a fetching op only; CSWAP* and MSWAP need
  * fi_compare_atomic.  Values are loaded and stored with memcpy, since
  * neither target addresses nor packet payloads need be aligned.
- * The caller holds the domain lock; this file knows nothing of packets.
+ * The caller holds its endpoint's lock; this file knows nothing of packets.
  */
 #include "config.h"
 #include "srd_msg.h"

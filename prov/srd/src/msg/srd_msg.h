@@ -216,7 +216,7 @@ int srd_msg_ep_init(struct srd_msg_ep *ep);
 int srd_msg_ep_open_tp(struct srd_msg_ep *ep, struct srd_wire *wire,
 		       struct srd_tp_cfg *tp_cfg);
 void srd_msg_ep_fini(struct srd_msg_ep *ep);
-/* One progress step; caller holds the domain lock. */
+/* One progress step; caller holds the endpoint's lock (fi/srd.h). */
 int srd_msg_ep_progress(struct srd_msg_ep *ep);
 uint64_t srd_msg_ep_next_deadline(struct srd_msg_ep *ep);
 /* srd_peer.c: peers, their AV addresses and their receive state */
@@ -472,7 +472,7 @@ struct srd_rxe *srd_inprog_find(struct srd_msg_ep *ep, struct srd_peer *peer,
 				uint32_t msg_id);
 
 /* srd_rma.c / srd_atomic.c: posts (the fi_ops_rma / fi_ops_atomic
- * shims call these under the domain lock) */
+ * shims call these under the endpoint's lock) */
 struct srd_atomic_args {
 	const struct fi_msg_atomic *msg;
 	const struct fi_ioc *compare;

@@ -6,6 +6,8 @@
  * region.  The objects are opaque here; fi/ implements these calls.
  * This is the one header of the message layer that fi/ code must keep in
  * step with: a new call here is a new dependency upward, to be justified.
+ * Every call is made under the calling endpoint's lock; each takes the
+ * object's own lock where it needs one (fi/srd.h, Locking).
  */
 #ifndef SRD_MSG_UP_H
 #define SRD_MSG_UP_H
@@ -41,10 +43,10 @@ bool srd_cq_has_room(const struct srd_cq *cq);
 void srd_cntr_inc(struct srd_cntr *cntr);
 void srd_cntr_inc_err(struct srd_cntr *cntr);
 
-/* fi/srd_av.c: an AV index's wire address (NULL: none), the index of an
+/* fi/srd_av.c: an AV index's wire address, copied (false: none), the index of an
  * address (FI_ADDR_NOTAVAIL: none), and a generation that changes with
  * every insert or remove (cached reverse lookups compare it). */
-const union srd_wire_addr *srd_av_addr(struct srd_av *av, fi_addr_t addr);
+bool srd_av_addr(struct srd_av *av, fi_addr_t addr, union srd_wire_addr *out);
 fi_addr_t srd_av_reverse(struct srd_av *av, const union srd_wire_addr *addr);
 uint64_t srd_av_gen(const struct srd_av *av);
 
@@ -64,7 +66,8 @@ uint64_t srd_mr_reg_id(const struct srd_mr *mr);
 /* The answer's next segment: the local pointer to [addr, addr + len) if
  * key still names registration reg_id, with FI_REMOTE_READ over the
  * range, else a positive FI_* error (FI_EKEYREJECTED: closed).  Valid
- * while the caller holds the domain lock: copy from it at once. */
+ * while the caller holds its endpoint's lock (which holds the domain's
+ * MR map for reading): copy from it at once. */
 int srd_mr_source(struct srd_domain *dom, uint64_t key, uint64_t reg_id,
 		  uint64_t addr, uint64_t len, const uint8_t **ptr);
 

@@ -41,12 +41,13 @@ fi_addr_t srd_peer_fi_addr(struct srd_msg_ep *ep, struct srd_peer *peer)
 
 struct srd_peer *srd_msg_peer(struct srd_msg_ep *ep, fi_addr_t addr)
 {
-	const union srd_wire_addr *wa = srd_av_addr(ep->av, addr);
+	union srd_wire_addr wa;
 	struct srd_tp_peer *tp_peer;
 
-	if (!wa || wa->sa.sa_family != ep->tp.wire->addr.sa.sa_family)
+	if (!srd_av_addr(ep->av, addr, &wa) ||
+	    wa.sa.sa_family != ep->tp.wire->addr.sa.sa_family)
 		return NULL;
-	tp_peer = srd_tp_peer_get(&ep->tp, wa);
+	tp_peer = srd_tp_peer_get(&ep->tp, &wa);
 	if (!tp_peer)
 		return NULL;
 	srd_peer_of(tp_peer)->pinned = true;

@@ -17,7 +17,8 @@
  *
  * A READ answer copies, it does not reference: each segment is copied
  * from the region into a buffer its packet owns as the packet is built,
- * under the domain lock, after looking the region up again by key and
+ * under the endpoint's lock (which holds the domain's MR map for
+ * reading), after looking the region up again by key and
  * registration id (spec 7.5).  A reference would not do: the transport
  * re-reads a packet's payload at every resend until it calls done(),
  * possibly for the whole peer timeout, while fi_close of the region must
