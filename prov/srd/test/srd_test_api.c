@@ -5,10 +5,16 @@
  * run on any build; those under FI_MAJOR_VERSION >= 2 run only when srd
  * is built against, and loaded by, a libfabric 2.x (a local check: CI
  * has Debian's 1.17): the directed-receive variants of 2.0, deprecated
- * values not returned, the new domain attributes.
+ * values not returned, the new domain attributes.  Those naming API
+ * 1.18-1.22 run on every build: srd built against 1.x headers declares
+ * 1.22 and serves its callers; where the running core is older than the
+ * API a test needs, the test is skipped (CI, on Debian's 1.17) or, for
+ * the objects of a newer caller, opened as the core of one would.
  */
 #include "config.h"
 
+#include <dlfcn.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +23,9 @@
 #include "srd_test_common.h"
 #include "srd_test_hints.h"
 #include "srd_test_host.h"
+#include "srd_fi_compat.h"
+
+#include <rdma/providers/fi_prov.h>
 
 #define HEADERS_API	FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION)
 #define SENTINEL	0xa5
@@ -75,35 +84,37 @@ Test(api, bits_that_are_caps_only_in_2_0_are_refused_before)
 	}
 }
 
-/* The error entry grew at 1.5 (err_data_size) and at 1.20 (src_addr):
- * srd writes exactly the caller's entry, never past it. */
+/* The error entry grew at 1.5 (err_data_size) and at 1.20 (src_addr, an
+ * fi_addr_t after err_data_size): srd writes exactly the caller's entry,
+ * never past it. */
 static size_t err_entry_len(uint32_t version)
 {
+	size_t to_1_19 = offsetof(struct fi_cq_err_entry, err_data_size) +
+			 sizeof(size_t);
+
 	if (version < FI_VERSION(1, 5))
 		return offsetof(struct fi_cq_err_entry, err_data_size);
 	if (version < FI_VERSION(1, 20))
-		return offsetof(struct fi_cq_err_entry, err_data_size) +
-		       sizeof(size_t);
-	return sizeof(struct fi_cq_err_entry);
+		return to_1_19;
+	return to_1_19 + sizeof(fi_addr_t);
 }
 
-static void readerr_at(uint32_t version)
+/* A canceled receive's error entry, read into a buffer sized for any
+ * API: only the caller's entry is written, src_addr FI_ADDR_NOTAVAIL. */
+static void readerr_on(struct bhost *h, uint32_t version)
 {
 	unsigned char raw[sizeof(struct fi_cq_err_entry) + 64];
 	struct fi_cq_err_entry *err = (struct fi_cq_err_entry *)raw;
 	struct fi_cq_tagged_entry ent;
 	size_t len = err_entry_len(version);
+	fi_addr_t src;
 	char buf[64];
 	int ctx;
 
-	struct bhost h;
-
-	bhost_open_v(&h, version, FI_MSG | FI_TAGGED, 0, 0);
-	cr_assert_eq(h.info->fabric_attr->api_version, version);
-	cr_assert_eq(fi_trecv(h.ep, buf, sizeof(buf), NULL, FI_ADDR_UNSPEC,
+	cr_assert_eq(fi_trecv(h->ep, buf, sizeof(buf), NULL, FI_ADDR_UNSPEC,
 			      7, 0, &ctx), 0);
-	cr_assert_eq(fi_cancel(&h.ep->fid, &ctx), 0);
-	cr_assert_eq(fi_cq_read(h.cq, &ent, 1), -FI_EAVAIL);
+	cr_assert_eq(fi_cancel(&h->ep->fid, &ctx), 0);
+	cr_assert_eq(fi_cq_read(h->cq, &ent, 1), -FI_EAVAIL);
 	memset(raw, SENTINEL, sizeof(raw));
 	if (version >= FI_VERSION(1, 5)) {
 		err->err_data = NULL;
@@ -112,7 +123,7 @@ static void readerr_at(uint32_t version)
 	/* The provider's readerr, not the inline wrapper: newer headers'
 	 * fi_cq_readerr writes src_addr itself, which a pre-1.20 caller's
 	 * wrapper does not. */
-	cr_assert_eq(h.cq->ops->readerr(h.cq, err, 0), 1);
+	cr_assert_eq(h->cq->ops->readerr(h->cq, err, 0), 1);
 	cr_assert_eq(err->op_context, &ctx);
 	cr_assert_eq(err->err, FI_ECANCELED);
 	cr_assert(err->flags & FI_RECV);
@@ -121,10 +132,19 @@ static void readerr_at(uint32_t version)
 		cr_assert_eq(raw[i], SENTINEL,
 			     "API %u.%u: byte %zu written (entry is %zu)",
 			     FI_MAJOR(version), FI_MINOR(version), i, len);
-#if HAVE_STRUCT_FI_CQ_ERR_ENTRY_SRC_ADDR
-	if (version >= FI_VERSION(1, 20))
-		cr_assert_eq(err->src_addr, FI_ADDR_NOTAVAIL);
-#endif
+	if (version >= FI_VERSION(1, 20)) {
+		memcpy(&src, raw + len - sizeof(src), sizeof(src));
+		cr_assert_eq(src, FI_ADDR_NOTAVAIL);
+	}
+}
+
+static void readerr_at(uint32_t version)
+{
+	struct bhost h;
+
+	bhost_open_v(&h, version, FI_MSG | FI_TAGGED, 0, 0);
+	cr_assert_eq(h.info->fabric_attr->api_version, version);
+	readerr_on(&h, version);
 	bhost_close(&h);
 }
 
@@ -133,6 +153,175 @@ Test(api, readerr_writes_only_the_callers_entry)
 	readerr_at(FI_VERSION(1, 4));
 	readerr_at(FI_VERSION(1, 17));
 	readerr_at(HEADERS_API);
+}
+
+/* What srd declares (fi_provider.fi_version), read from the provider
+ * just built: the API of 2.x headers, 1.22 for any 1.x headers. */
+Test(api, srd_declares_the_newest_api_it_serves)
+{
+	const char *dir = getenv("FI_PROVIDER_PATH");
+	struct fi_provider *(*ini)(void);
+	struct fi_provider *prov;
+	char path[4096];
+	void *dl;
+
+	cr_assert_not_null(dir, "FI_PROVIDER_PATH names the build's .libs");
+	snprintf(path, sizeof(path), "%s/libsrd-fi.so", dir);
+	dl = dlopen(path, RTLD_NOW);
+	cr_assert_not_null(dl, "dlopen %s: %s", path, dlerror());
+	*(void **)&ini = dlsym(dl, "fi_prov_ini");
+	cr_assert_not_null(ini);
+	prov = ini();
+	cr_assert_str_eq(prov->name, "srd");
+	cr_assert_eq(prov->fi_version, FI_MAJOR_VERSION >= 2 ? HEADERS_API :
+		     FI_VERSION(1, 22), "srd declares %u.%u",
+		     FI_MAJOR(prov->fi_version), FI_MINOR(prov->fi_version));
+	dlclose(dl);
+}
+
+/* The core's rules (fabric.c, fi_getinfo): a version newer than the core
+ * is -FI_ENOSYS; one newer than srd declares finds no srd; any other
+ * finds srd, told the version asked.  On Debian's 1.17 only the first
+ * and the last are seen; on 1.22 and 2.x cores all of them. */
+Test(api, callers_find_srd_up_to_the_api_it_declares)
+{
+	static const uint32_t asked[] = {
+		FI_VERSION(1, 18), FI_VERSION(1, 20), FI_VERSION(1, 21),
+		FI_VERSION(1, 22), FI_VERSION(2, 0),
+	};
+	uint32_t declared = FI_MAJOR_VERSION >= 2 ? HEADERS_API :
+			    FI_VERSION(1, 22);
+	struct fi_info *info;
+
+	for (size_t i = 0; i < sizeof(asked) / sizeof(asked[0]); i++) {
+		uint32_t v = asked[i];
+
+		if (v > fi_version()) {
+			get(v, NULL, NULL, 0, -FI_ENOSYS);
+			continue;
+		}
+		if (v > declared) {
+			get(v, NULL, NULL, 0, -FI_ENODATA);
+			continue;
+		}
+		info = get(v, NULL, NULL, 0, 0);
+		cr_assert_eq(info->fabric_attr->api_version, v);
+		fi_freeinfo(info);
+	}
+}
+
+/* The hints and answers of API 1.20-1.22 callers, on a core that has
+ * them: max_ep_auth_key (1.20) answered 1 and checked, control progress
+ * FI_PROGRESS_CONTROL_UNIFIED (1.21) echoed; a 1.17 caller's hints end
+ * before max_ep_auth_key and know no unified progress. */
+Test(api, callers_of_1_20_to_1_22_are_answered_in_their_fields)
+{
+	struct fi_info *info;
+
+	if (fi_version() < FI_VERSION(1, 22))
+		cr_skip_test("libfabric %u.%u runs: no 1.22 caller here",
+			     FI_MAJOR(fi_version()), FI_MINOR(fi_version()));
+	info = get(FI_VERSION(1, 22), NULL, NULL, 0, 0);
+	cr_assert_eq(srd_domain_max_ep_auth_key(info->domain_attr), 1);
+	fi_freeinfo(info);
+#if HAVE_STRUCT_FI_DOMAIN_ATTR_MAX_EP_AUTH_KEY
+	/* Only a caller built with 1.20+ headers has the field to set: a
+	 * 1.17-header one's hints reach srd through the core's FABRIC_1.3
+	 * entry, which copies the 1.17 layout into a zeroed newer one. */
+	hints->domain_attr->max_ep_auth_key = 2;
+	get(FI_VERSION(1, 20), NULL, NULL, 0, -FI_ENODATA);
+	info = get(FI_VERSION(1, 17), NULL, NULL, 0, 0);   /* not read */
+	fi_freeinfo(info);
+	hints->domain_attr->max_ep_auth_key = 1;
+	info = get(FI_VERSION(1, 20), NULL, NULL, 0, 0);
+	fi_freeinfo(info);
+	hints->domain_attr->max_ep_auth_key = 0;
+#endif
+	hints->domain_attr->control_progress = SRD_PROGRESS_CONTROL_UNIFIED;
+	info = get(FI_VERSION(1, 21), NULL, NULL, 0, 0);
+	cr_assert_eq(info->domain_attr->control_progress,
+		     SRD_PROGRESS_CONTROL_UNIFIED);
+	fi_freeinfo(info);
+	get(FI_VERSION(1, 20), NULL, NULL, 0, -FI_ENODATA);
+}
+
+/* An endpoint whose fabric speaks API `api`: found at 1.17 (any core has
+ * it), then opened with fabric_attr->api_version = api, which is what
+ * the core of a caller of api passes fi_fabric. */
+static void open_as(struct bhost *h, uint32_t api)
+{
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED };
+	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
+
+	memset(h, 0, sizeof(*h));
+	hints->caps = FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC;
+	hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
+				      FI_MR_PROV_KEY;
+	h->info = get(FI_VERSION(1, 17), NULL, NULL, 0, 0);
+	h->info->fabric_attr->api_version = api;
+	cr_assert_eq(fi_fabric(h->info->fabric_attr, &h->fabric, NULL), 0);
+	cr_assert_eq(fi_domain(h->fabric, h->info, &h->domain, NULL), 0);
+	cr_assert_eq(fi_av_open(h->domain, &av_attr, &h->av, NULL), 0);
+	cr_assert_eq(fi_cq_open(h->domain, &cq_attr, &h->cq, NULL), 0);
+	cr_assert_eq(fi_endpoint(h->domain, h->info, &h->ep, NULL), 0);
+	cr_assert_eq(fi_ep_bind(h->ep, &h->av->fid, 0), 0);
+	cr_assert_eq(fi_ep_bind(h->ep, &h->cq->fid, FI_TRANSMIT | FI_RECV), 0);
+	cr_assert_eq(fi_enable(h->ep), 0);
+}
+
+/* 1.22's size options by number (FI_OPT_XPU_TRIGGER, the last of 1.17,
+ * is 9; CUDA_API_PERMITTED 10, SHARED_MEMORY_PERMITTED 11, then
+ * MAX_MSG 12 .. INJECT_ATOMIC 19), so 1.x headers without the names
+ * check them too. */
+#define OPT_MAX_MSG_SIZE	12
+#define OPT_MAX_RMA_SIZE	14
+#define OPT_INJECT_TAGGED_SIZE	17
+#define OPT_INJECT_ATOMIC_SIZE	19
+#if HAVE_DECL_FI_OPT_MAX_MSG_SIZE
+static_assert(OPT_MAX_MSG_SIZE == FI_OPT_MAX_MSG_SIZE &&
+	      OPT_MAX_RMA_SIZE == FI_OPT_MAX_RMA_SIZE &&
+	      OPT_INJECT_TAGGED_SIZE == FI_OPT_INJECT_TAGGED_SIZE &&
+	      OPT_INJECT_ATOMIC_SIZE == FI_OPT_INJECT_ATOMIC_SIZE,
+	      "API 1.22's option numbers");
+#endif
+
+static void size_options_at(uint32_t api)
+{
+	struct bhost a;
+	size_t v, len = sizeof(v);
+	bool named = api >= FI_VERSION(1, 22);
+
+	open_as(&a, api);
+	cr_assert_eq(fi_getopt(&a.ep->fid, FI_OPT_ENDPOINT, OPT_MAX_MSG_SIZE,
+			       &v, &len), named ? 0 : -FI_ENOPROTOOPT);
+	if (named) {
+		cr_assert_eq(v, a.info->ep_attr->max_msg_size);
+		cr_assert_eq(len, sizeof(v));
+		cr_assert_eq(fi_getopt(&a.ep->fid, FI_OPT_ENDPOINT,
+				       OPT_INJECT_TAGGED_SIZE, &v, &len), 0);
+		cr_assert_eq(v, a.info->tx_attr->inject_size);
+		cr_assert_eq(fi_getopt(&a.ep->fid, FI_OPT_ENDPOINT,
+				       OPT_INJECT_ATOMIC_SIZE, &v, &len), 0);
+		cr_assert(v > 0 && v <= a.info->tx_attr->inject_size);
+		len = 4;
+		cr_assert_eq(fi_getopt(&a.ep->fid, FI_OPT_ENDPOINT,
+				       OPT_MAX_RMA_SIZE, &v, &len), -FI_EINVAL);
+	}
+	v = 1024;
+	cr_assert_eq(fi_setopt(&a.ep->fid, FI_OPT_ENDPOINT, OPT_MAX_MSG_SIZE,
+			       &v, sizeof(v)), -FI_ENOPROTOOPT);
+	readerr_on(&a, api);
+	bhost_close(&a);
+}
+
+/* A 1.22 caller's endpoint answers the size options and reads error
+ * entries with src_addr, whatever headers srd was built with; to a 1.17
+ * caller those numbers name no option and its entry ends before. */
+Test(api, a_1_22_callers_objects_are_served_by_any_build)
+{
+	size_options_at(FI_VERSION(1, 22));
+	size_options_at(FI_VERSION(1, 20));
+	size_options_at(FI_VERSION(1, 17));
 }
 
 /* fi_av(3) of 2.x: looking up an address never inserted, removed, or
@@ -197,7 +386,7 @@ Test(api, v2_domain_attributes_are_filled_and_checked)
 {
 	struct fi_info *info = get(HEADERS_API, NULL, NULL, 0, 0);
 
-	cr_assert_eq(info->domain_attr->max_ep_auth_key, 0);
+	cr_assert_eq(info->domain_attr->max_ep_auth_key, 1);	/* one job key */
 	cr_assert_eq(info->domain_attr->max_group_id, 0);
 #if HAVE_STRUCT_FI_DOMAIN_ATTR_MAX_CNTR_VALUE
 	if (HEADERS_API >= FI_VERSION(2, 5)) {
@@ -210,7 +399,7 @@ Test(api, v2_domain_attributes_are_filled_and_checked)
 	hints->domain_attr->max_group_id = 1;		/* no peer groups */
 	get(HEADERS_API, NULL, NULL, 0, -FI_ENODATA);
 	hints->domain_attr->max_group_id = 0;
-	hints->domain_attr->max_ep_auth_key = 1;	/* no auth keys */
+	hints->domain_attr->max_ep_auth_key = 2;	/* one key per endpoint */
 	get(HEADERS_API, NULL, NULL, 0, -FI_ENODATA);
 	hints->domain_attr->max_ep_auth_key = 0;
 	hints->domain_attr->control_progress = FI_PROGRESS_CONTROL_UNIFIED;
@@ -332,34 +521,6 @@ Test(api, v2_exact_directed_recv_refuses_unspec)
 	cr_assert_eq(fi_recv(a.ep, buf, sizeof(buf), NULL, FI_ADDR_UNSPEC,
 			     &ctx), 0);
 	cr_assert_eq(fi_cancel(&a.ep->fid, &ctx), 0);
-	bhost_close(&a);
-}
-/* The per-operation size options (API 1.22): readable, fixed. */
-Test(api, v2_size_options_are_readable)
-{
-	struct bhost a;
-	size_t v, len;
-
-	bhost_open_v(&a, FI_VERSION(2, 0), FI_MSG | FI_TAGGED | FI_RMA |
-		     FI_ATOMIC, 0, 0);
-	len = sizeof(v);
-	cr_assert_eq(fi_getopt(&a.ep->fid, FI_OPT_ENDPOINT,
-			       FI_OPT_MAX_MSG_SIZE, &v, &len), 0);
-	cr_assert_eq(v, a.info->ep_attr->max_msg_size);
-	cr_assert_eq(len, sizeof(v));
-	cr_assert_eq(fi_getopt(&a.ep->fid, FI_OPT_ENDPOINT,
-			       FI_OPT_INJECT_TAGGED_SIZE, &v, &len), 0);
-	cr_assert_eq(v, a.info->tx_attr->inject_size);
-	cr_assert_eq(fi_getopt(&a.ep->fid, FI_OPT_ENDPOINT,
-			       FI_OPT_INJECT_ATOMIC_SIZE, &v, &len), 0);
-	cr_assert(v > 0 && v <= a.info->tx_attr->inject_size);
-	len = 4;
-	cr_assert_eq(fi_getopt(&a.ep->fid, FI_OPT_ENDPOINT,
-			       FI_OPT_MAX_RMA_SIZE, &v, &len), -FI_EINVAL);
-	v = 1024;
-	cr_assert_eq(fi_setopt(&a.ep->fid, FI_OPT_ENDPOINT,
-			       FI_OPT_MAX_MSG_SIZE, &v, sizeof(v)),
-		     -FI_ENOPROTOOPT);
 	bhost_close(&a);
 }
 #endif /* FI_MAJOR_VERSION >= 2 */

@@ -218,20 +218,16 @@ static int attr_threading(uint32_t version, enum fi_threading want,
 
 /* FI_PROGRESS_CONTROL_UNIFIED (API 1.21, control progress only): the caller
  * serializes control and data calls.  srd's control calls are thread
- * safe and synchronous anyway, so it is accepted and echoed. */
+ * safe and synchronous anyway, so it is accepted and echoed.  Known by
+ * value (srd_fi_compat.h), so a 1.x-header build answers it too. */
 static int attr_progress(uint32_t version, bool control,
 			 enum fi_progress want, enum fi_progress *out)
 {
-#if HAVE_DECL_FI_PROGRESS_CONTROL_UNIFIED
-	if (control && want == FI_PROGRESS_CONTROL_UNIFIED &&
+	if (control && want == SRD_PROGRESS_CONTROL_UNIFIED &&
 	    srd_api_ge(version, 1, 21)) {
 		*out = want;
 		return 0;
 	}
-#else
-	(void) version;
-	(void) control;
-#endif
 	switch (want) {
 	case FI_PROGRESS_UNSPEC:
 	case FI_PROGRESS_MANUAL:
@@ -253,14 +249,15 @@ static int attr_progress(uint32_t version, bool control,
 
 /* Domain attributes added after API 1.17: written for callers whose
  * structure has them (the core allocates the caller's fi_info, sized
- * for the runtime, which is at least the caller's version). */
+ * for the runtime, which is at least the caller's version).  1.20's
+ * max_ep_auth_key is reached by its ABI position, whatever the headers
+ * (srd_fi_compat.h); 2.x's fields only by a 2.x-header build, the only
+ * one that declares a 2.x API. */
 static void attr_domain_fill_since_1_17(uint32_t version,
 					struct fi_domain_attr *out)
 {
-#if HAVE_STRUCT_FI_DOMAIN_ATTR_MAX_EP_AUTH_KEY
 	if (srd_api_ge(version, 1, 20))
-		out->max_ep_auth_key = 1;	/* one job key (SECURITY) */
-#endif
+		srd_domain_set_max_ep_auth_key(out, 1);	/* one job key (SECURITY) */
 #if HAVE_STRUCT_FI_DOMAIN_ATTR_MAX_GROUP_ID
 	if (srd_api_ge(version, 2, 0))
 		out->max_group_id = 0;		/* no peer groups */
@@ -272,27 +269,24 @@ static void attr_domain_fill_since_1_17(uint32_t version,
 		out->max_err_cntr_value = UINT64_MAX;
 	}
 #endif
-	(void) version;
-	(void) out;
 }
 
 /* ... and read from hints only when the caller's structure has them. */
 static int attr_domain_since_1_17(uint32_t version,
 				  const struct fi_domain_attr *want)
 {
-#if HAVE_STRUCT_FI_DOMAIN_ATTR_MAX_EP_AUTH_KEY
-	if (srd_api_ge(version, 1, 20) && want->max_ep_auth_key > 1)
+	size_t keys;
+
+	if (srd_api_ge(version, 1, 20) &&
+	    (keys = srd_domain_max_ep_auth_key(want)) > 1)
 		return srd_info_refuse("domain_attr->max_ep_auth_key %zu: one key per endpoint",
-				       want->max_ep_auth_key);
-#endif
+				       keys);
 #if HAVE_STRUCT_FI_DOMAIN_ATTR_MAX_GROUP_ID
 	if (srd_api_ge(version, 2, 0) && want->max_group_id)
 		return srd_info_refuse("domain_attr->max_group_id: no peer groups");
 #endif
 	/* max_cntr_value, max_err_cntr_value: srd's are UINT64_MAX, no
 	 * request exceeds them. */
-	(void) version;
-	(void) want;
 	return 0;
 }
 

@@ -185,29 +185,28 @@ static ssize_t cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
 
 /* The caller's entry is as long as its API version made it: up to
  * err_data before 1.5, up to err_data_size before 1.20, with src_addr
- * after (srd reports none: FI_ADDR_NOTAVAIL).  Never more is written. */
+ * after (srd reports none: FI_ADDR_NOTAVAIL).  Never more is written.
+ * src_addr is reached by its ABI position (srd_fi_compat.h), so a build
+ * against headers older than 1.20 fills it for a 1.20 caller too; srd's
+ * own copy of the entry (err) is the headers' size and may end before. */
 static void cq_err_copy(uint32_t api, struct fi_cq_err_entry *buf,
 			const struct fi_cq_err_entry *err)
 {
 	void *err_data = buf->err_data;	/* the caller's buffer */
 	size_t len = offsetof(struct fi_cq_err_entry, err_data_size);
+	fi_addr_t none = FI_ADDR_NOTAVAIL;
 
 	if (!srd_api_ge(api, 1, 5)) {
 		memcpy(buf, err, len);
 		return;
 	}
 	len += sizeof(buf->err_data_size);
-#if HAVE_STRUCT_FI_CQ_ERR_ENTRY_SRC_ADDR
-	if (srd_api_ge(api, 1, 20))
-		len = sizeof(*buf);
-#endif
 	memcpy(buf, err, len);
 	buf->err_data = err_data;
 	buf->err_data_size = 0;		/* no provider error data */
-#if HAVE_STRUCT_FI_CQ_ERR_ENTRY_SRC_ADDR
 	if (srd_api_ge(api, 1, 20))
-		buf->src_addr = FI_ADDR_NOTAVAIL;
-#endif
+		memcpy((char *)buf + SRD_CQ_ERR_SRC_ADDR_OFF, &none,
+		       sizeof(none));
 }
 
 static ssize_t cq_readerr(struct fid_cq *cq_fid, struct fi_cq_err_entry *buf,

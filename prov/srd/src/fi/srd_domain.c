@@ -100,6 +100,9 @@ int srd_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 			dom->iface.wire == SRD_WIRE_VERBS ? dom->iface.mtu : 0);
 	if (!ret)
 		ret = srd_hmap_init(&dom->mr_map, 64);
+	/* The copy is made by the fi_dupinfo of srd's headers' ABI (a 1.17
+	 * build binds FABRIC_1.3, which a newer core answers with the fields
+	 * of that layout only): srd reads nothing added since from it. */
 	if (!ret && !(dom->info = fi_dupinfo(info)))
 		ret = -FI_ENOMEM;
 	if (ret) {

@@ -308,27 +308,28 @@ static ssize_t ep_cancel(fid_t fid, void *context)
 }
 
 /* The per-operation size limits that API 1.22 lets a caller read (srd's
- * are fixed: setting them is -FI_ENOPROTOOPT).  -1: not one of them. */
+ * are fixed: setting them is -FI_ENOPROTOOPT).  Named by value
+ * (srd_fi_compat.h), so a 1.x-header build answers a 1.22 caller too;
+ * before 1.22 these numbers name no option.  -1: not one of them. */
 static ssize_t ep_size_opt(const struct srd_ep *ep, int optname)
 {
+	if (!srd_api_ge(ep->dom->api_version, 1, 22))
+		return -1;
 	switch (optname) {
-#if HAVE_DECL_FI_OPT_MAX_MSG_SIZE
-	case FI_OPT_MAX_MSG_SIZE:
-	case FI_OPT_MAX_TAGGED_SIZE:
-	case FI_OPT_MAX_RMA_SIZE:
+	case SRD_OPT_MAX_MSG_SIZE:
+	case SRD_OPT_MAX_TAGGED_SIZE:
+	case SRD_OPT_MAX_RMA_SIZE:
 		return SRD_MAX_MSG_SIZE;
-	case FI_OPT_MAX_ATOMIC_SIZE:
+	case SRD_OPT_MAX_ATOMIC_SIZE:
 		return ep->dom->atomic_max_bytes;
-	case FI_OPT_INJECT_MSG_SIZE:
-	case FI_OPT_INJECT_TAGGED_SIZE:
-	case FI_OPT_INJECT_RMA_SIZE:
+	case SRD_OPT_INJECT_MSG_SIZE:
+	case SRD_OPT_INJECT_TAGGED_SIZE:
+	case SRD_OPT_INJECT_RMA_SIZE:
 		return ep->msg.inject_size;
-	case FI_OPT_INJECT_ATOMIC_SIZE:
+	case SRD_OPT_INJECT_ATOMIC_SIZE:
 		return ep->msg.inject_size < ep->dom->atomic_max_bytes ?
 		       ep->msg.inject_size : ep->dom->atomic_max_bytes;
-#endif
 	default:
-		(void) ep;
 		return -1;
 	}
 }

@@ -245,6 +245,15 @@ int srd_getinfo(uint32_t version, const char *node, const char *service,
 	 * addresses, no provider keys". */
 	if (version < FI_VERSION(1, 0))
 		version = srd_api_unnamed();
+	/* The core skips srd for a newer API than it declares (fabric.c,
+	 * fi_getinfo); said again here, where the structures' sizes depend
+	 * on it (srd_fi_compat.h). */
+	if (!srd_api_ge(SRD_API_VERSION, FI_MAJOR(version), FI_MINOR(version))) {
+		SRD_DBG(FI_LOG_CORE, "fi_getinfo: API %u.%u is newer than srd's %u.%u\n",
+			FI_MAJOR(version), FI_MINOR(version),
+			FI_MAJOR(SRD_API_VERSION), FI_MINOR(SRD_API_VERSION));
+		return -FI_ENODATA;
+	}
 	srd_info_refusal_clear();
 	ret = getinfo_addrs(node, service, flags, hints, &src, &has_src,
 			    &dest, &has_dest);
@@ -272,8 +281,9 @@ int srd_getinfo(uint32_t version, const char *node, const char *service,
 
 FI_EXT_INI
 {
-	SRD_INFO(FI_LOG_CORE, "srd %s, libfabric API %s\n", PACKAGE_VERSION,
-		 SRD_FI_HEADERS_API);
+	SRD_INFO(FI_LOG_CORE, "srd %s, built with libfabric %s headers, serves API up to %u.%u\n",
+		 PACKAGE_VERSION, SRD_FI_HEADERS_API,
+		 FI_MAJOR(SRD_API_VERSION), FI_MINOR(SRD_API_VERSION));
 	srd_params_load();
 	return &srd_prov;
 }
