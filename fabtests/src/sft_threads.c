@@ -2,9 +2,12 @@
 /*
  * sft_threads.c - two ranks as two processes, as two threads of one
  * process (each with its own endpoint of one domain), and as two threads
- * sharing one FI_THREAD_SAFE endpoint: the same ping-pong, message rate
- * and bandwidth in each, and the ratios of the threaded runs to the
- * processes'.  This is how NCCL's single-process ranks and an
+ * sharing one FI_THREAD_SAFE endpoint (each sending to the endpoint's
+ * own address, so one endpoint carries both ends), and one thread alone
+ * on such an endpoint ("solo": what the shared mode would reach if its
+ * threads never got in each other's way): the same ping-pong, message
+ * rate and bandwidth in each, and the ratios of the threaded runs to the
+ * processes' (and of shared to solo).  This is how NCCL's single-process ranks and an
  * MPI_THREAD_MULTIPLE program use a provider.
  *
  * Provider-agnostic.  Every completion is found by its context, whoever
@@ -16,7 +19,7 @@
  * loopback should never need.  Exit 1 on any wrong byte, error
  * completion or stuck wait; timing never fails it.
  *
- *   sft_threads [-p PROV] [-o all|procs|threads|shared] [-I ITERS]
+ *   sft_threads [-p PROV] [-o all|procs|threads|shared|solo] [-I ITERS]
  *               [-S BW_SIZE] [-W WINDOW] [-t SECONDS]
  * ITERS ping-pongs (10000), about ITERS / 64 windows of 64 messages, and
  * ITERS * 64 KiB in BW_SIZE (4 MiB) messages, WINDOW (8) at a time.
@@ -56,6 +59,7 @@ struct result {
 	double rate_mps;		/* 8 B messages a second, windowed */
 	double bw_mbs;			/* MB/s of BW_SIZE messages */
 	uint64_t retx_timeout, rx_dup, tx_pkts;
+	uint64_t phase_rto[3];		/* retx_timeout of each test */
 	int have_stats;
 	int failed;
 };
@@ -73,6 +77,7 @@ struct rank {
 	struct fid_mr *mr;
 	void *desc;
 	struct result *res;
+	int counts;			/* its endpoint's stats are its to add */
 };
 
 static struct sft_opts opts;
@@ -293,6 +298,19 @@ static double run_bw(struct rank *r)
 	return (double)rounds * window * bw_size / ((double)t0 / 1e9) / 1e6;
 }
 
+/* srd's timeout retransmissions on r's endpoint so far (0 elsewhere). */
+static uint64_t rank_rto(struct rank *r)
+{
+	struct fi_srd_stats_ops *ops;
+	struct fi_srd_ep_stats st;
+
+	if (!r->counts || fi_open_ops(&r->ep->fid, FI_SRD_STATS_OPS_NAME, 0,
+				      (void **)&ops, NULL) ||
+	    ops->ep_stats(r->ep, &st, sizeof(st)))
+		return 0;
+	return st.retx_timeout;
+}
+
 static void rank_stats(struct rank *r)
 {
 	struct fi_srd_stats_ops *ops;
@@ -301,6 +319,18 @@ static void rank_stats(struct rank *r)
 	if (fi_open_ops(&r->ep->fid, FI_SRD_STATS_OPS_NAME, 0, (void **)&ops,
 			NULL) || ops->ep_stats(r->ep, &st, sizeof(st)))
 		return;
+	if (opts.verbose)
+		printf("# rank %d: tx_pkts %lu retx_timeout %lu retx_fast %lu "
+		       "retx_probe %lu rto_spurious %lu rx_dup %lu path_downs "
+		       "%lu rnr_recv %lu cc_cuts %lu\n", r->id,
+		       (unsigned long)st.tx_pkts,
+		       (unsigned long)st.retx_timeout,
+		       (unsigned long)st.retx_fast,
+		       (unsigned long)st.retx_probe,
+		       (unsigned long)st.rto_spurious,
+		       (unsigned long)st.rx_dup,
+		       (unsigned long)st.path_downs,
+		       (unsigned long)st.rnr_recv, (unsigned long)st.cc_cuts);
 	__atomic_add_fetch(&r->res->retx_timeout, st.retx_timeout,
 			   __ATOMIC_RELAXED);
 	__atomic_add_fetch(&r->res->rx_dup, st.rx_dup, __ATOMIC_RELAXED);
@@ -363,20 +393,24 @@ static void get_name(struct rank *r, char *name, size_t *len)
 static void rank_run(struct rank *r, void (*sync)(struct rank *, void *),
 		     void *arg)
 {
-	double v;
+	double (*const test[3])(struct rank *) = {
+		run_latency, run_rate, run_bw,
+	};
+	double *out[3] = { &r->res->lat_us, &r->res->rate_mps,
+			   &r->res->bw_mbs };
 
-	sync(r, arg);
-	v = run_latency(r);
-	if (r->id == 0)
-		r->res->lat_us = v;
-	sync(r, arg);
-	v = run_rate(r);
-	if (r->id == 0)
-		r->res->rate_mps = v;
-	sync(r, arg);
-	v = run_bw(r);
-	if (r->id == 0)
-		r->res->bw_mbs = v;
+	for (int k = 0; k < 3; k++) {
+		uint64_t rto;
+		double v;
+
+		sync(r, arg);
+		rto = rank_rto(r);
+		v = test[k](r);
+		if (r->id == 0)
+			*out[k] = v;
+		__atomic_add_fetch(&r->res->phase_rto[k], rank_rto(r) - rto,
+				   __ATOMIC_RELAXED);
+	}
 	sync(r, arg);
 }
 
@@ -410,7 +444,7 @@ static void proc_main(int id, int fd, struct result *res)
 {
 	struct fid_fabric *fab;
 	struct fid_domain *dom;
-	struct rank r = { .id = id, .res = res };
+	struct rank r = { .id = id, .res = res, .counts = 1 };
 	char name[256], peer[256];
 	size_t len, plen;
 
@@ -510,7 +544,8 @@ static void mode_threads(struct result *res)
 {
 	struct fid_fabric *fab;
 	struct fid_domain *dom;
-	struct rank r[2] = { { .id = 0, .res = res }, { .id = 1, .res = res } };
+	struct rank r[2] = { { .id = 0, .res = res, .counts = 1 },
+			     { .id = 1, .res = res, .counts = 1 } };
 	struct thread_arg a[2] = { { .r = &r[0] }, { .r = &r[1] } };
 	char name[2][256];
 	size_t len;
@@ -553,6 +588,7 @@ static void mode_shared(struct result *res)
 	for (int i = 0; i < 2; i++) {
 		r[i] = ep;
 		r[i].id = i;
+		r[i].counts = !i;	/* one endpoint: count it once */
 	}
 	r[1].buf = ep.buf + ep.buf_len / 2;
 	window /= 2;
@@ -564,16 +600,120 @@ static void mode_shared(struct result *res)
 	fi_close(&fab->fid);
 }
 
+/* ---- one thread driving the shared mode's endpoint alone, both ends
+ * of every message: what the shared mode's two threads would reach if
+ * they did not get in each other's way ---- */
+
+static double solo_latency(struct rank *r, uint8_t *rx)
+{
+	uint64_t *out = (uint64_t *)r->buf, *in = (uint64_t *)rx;
+	struct req s, q;
+	uint64_t t0 = 0;
+	int warm = iters / 10 + 10;
+
+	for (int i = 0; i < 2 * (warm + iters); i++) {
+		if (i == 2 * warm)
+			t0 = sft_now_ns();
+		*out = (uint64_t)i * 3 + 1;
+		post_recv(r, &q, in, 8, i & 1 ? TAG_PONG : TAG_PING);
+		post_send(r, &s, out, 8, i & 1 ? TAG_PONG : TAG_PING);
+		rank_wait(r, &s);
+		rank_wait(r, &q);
+		expect_recv(r, &q, 8, i & 1 ? TAG_PONG : TAG_PING, "solo");
+		if (*in != (uint64_t)i * 3 + 1)
+			sft_die("solo message %d carries %lx", i,
+				(unsigned long)*in);
+	}
+	return (double)(sft_now_ns() - t0) / 1e3 / iters / 2;
+}
+
+static double solo_window(struct rank *r, uint8_t *rx, size_t size, int w,
+			  int rounds, int checked)
+{
+	static struct req q[MAX_WINDOW], s[MAX_WINDOW];
+	uint64_t t0 = sft_now_ns();
+
+	for (int i = 0; i < rounds; i++) {
+		for (int k = 0; k < w; k++) {
+			if (checked)
+				sft_fill(r->buf + k * size, size, k + 1);
+			post_recv(r, &q[k], rx + k * size, size, TAG_BW);
+		}
+		for (int k = 0; k < w; k++)
+			post_send(r, &s[k], r->buf + k * size, size, TAG_BW);
+		for (int k = 0; k < w; k++) {
+			rank_wait(r, &s[k]);
+			rank_wait(r, &q[k]);
+			expect_recv(r, &q[k], size, TAG_BW, "solo window");
+			if (checked && sft_verify(rx + k * size, size, k + 1,
+						  "solo message"))
+				sft_die("solo: message %d is wrong", k);
+		}
+	}
+	return (double)(sft_now_ns() - t0) / 1e9;
+}
+
+static void mode_solo(struct result *res)
+{
+	struct fid_fabric *fab;
+	struct fid_domain *dom;
+	struct rank r = { .id = 0, .res = res, .counts = 1 };
+	uint8_t *rx;
+	char name[256];
+	size_t len;
+	int w = window / 2, rounds;
+	uint64_t rto;
+
+	open_domain(&fab, &dom);
+	rank_open(&r, dom);
+	get_name(&r, name, &len);
+	rank_add_peer(&r, name);
+	rx = r.buf + r.buf_len / 2;
+	rto = rank_rto(&r);
+	res->lat_us = solo_latency(&r, rx);
+	res->phase_rto[0] = rank_rto(&r) - rto;
+	rto = rank_rto(&r);
+	rounds = iters / 64 + 1;
+	res->rate_mps = (double)rounds * 64 /
+		solo_window(&r, rx, RATE_SIZE, 64, rounds, 0);
+	res->phase_rto[1] = rank_rto(&r) - rto;
+	rto = rank_rto(&r);
+	rounds = (int)(((size_t)iters * 64 * SFT_KIB) / (bw_size * w)) + 2;
+	solo_window(&r, rx, bw_size, w, 1, 1);
+	res->bw_mbs = (double)rounds * w * bw_size /
+		solo_window(&r, rx, bw_size, w, rounds, 0) / 1e6;
+	solo_window(&r, rx, bw_size, w, 1, 1);
+	res->phase_rto[2] = rank_rto(&r) - rto;
+	rank_stats(&r);
+	rank_close(&r);
+	fi_close(&dom->fid);
+	fi_close(&fab->fid);
+}
+
 static void print_row(const char *mode, const struct result *res)
 {
 	printf("%-8s %10.2f %12.3f %10.0f", mode, res->lat_us,
 	       res->rate_mps / 1e6, res->bw_mbs);
 	if (res->have_stats)
-		printf(" %12lu %8lu %10lu", (unsigned long)res->retx_timeout,
+		printf(" %12lu %8lu %10lu   %lu/%lu/%lu",
+		       (unsigned long)res->retx_timeout,
 		       (unsigned long)res->rx_dup,
-		       (unsigned long)res->tx_pkts);
+		       (unsigned long)res->tx_pkts,
+		       (unsigned long)res->phase_rto[0],
+		       (unsigned long)res->phase_rto[1],
+		       (unsigned long)res->phase_rto[2]);
 	printf("\n");
 	fflush(stdout);
+}
+
+static void print_ratio_to(const char *mode, const struct result *t,
+			   const char *base, const struct result *p)
+{
+	double lat = t->lat_us / p->lat_us, rate = p->rate_mps / t->rate_mps,
+	       bw = p->bw_mbs / t->bw_mbs;
+
+	printf("%s vs %s: latency %.2fx, message rate %.2fx, bandwidth "
+	       "%.2fx slower\n", mode, base, lat, rate, bw);
 }
 
 static void print_ratio(const char *mode, const struct result *t,
@@ -596,7 +736,7 @@ int main(int argc, char **argv)
 	struct fi_info *hints;
 	struct result *res;
 	const char *mode;
-	int want[3];
+	int want[4];
 
 	sft_init_opts(&opts, "sft_threads");
 	opts.timeout = 120;
@@ -613,8 +753,9 @@ int main(int argc, char **argv)
 	want[0] = !strcmp(mode, "all") || !strcmp(mode, "procs");
 	want[1] = !strcmp(mode, "all") || !strcmp(mode, "threads");
 	want[2] = !strcmp(mode, "all") || !strcmp(mode, "shared");
-	if (!want[0] && !want[1] && !want[2])
-		sft_die("-o %s: want all, procs, threads or shared", mode);
+	want[3] = want[2] || !strcmp(mode, "solo");
+	if (!want[0] && !want[1] && !want[3])
+		sft_die("-o %s: want all, procs, threads, shared or solo", mode);
 
 	hints = fi_allocinfo();
 	if (!hints)
@@ -632,20 +773,20 @@ int main(int argc, char **argv)
 			 "endpoint", opts.prov);
 	fi_freeinfo(hints);
 	/* The shared mode gives each thread half the buffer. */
-	if (want[2] && window < 2)
+	if (want[3] && window < 2)
 		window = 2;
 
-	res = mmap(NULL, 3 * sizeof(*res), PROT_READ | PROT_WRITE,
+	res = mmap(NULL, 4 * sizeof(*res), PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (res == MAP_FAILED)
 		sft_die("mmap: %s", strerror(errno));
-	memset(res, 0, 3 * sizeof(*res));
+	memset(res, 0, 4 * sizeof(*res));
 	printf("# %s %s: 8 B ping-pong x %d, 8 B messages in windows of 64, "
 	       "%zu B messages in windows of %d\n", info->fabric_attr->prov_name,
 	       info->domain_attr->name, iters, bw_size, window);
-	printf("%-8s %10s %12s %10s %12s %8s %10s\n", "mode", "lat(us)",
+	printf("%-8s %10s %12s %10s %12s %8s %10s   %s\n", "mode", "lat(us)",
 	       "rate(Mmsg/s)", "bw(MB/s)", "retx_timeout", "rx_dup",
-	       "tx_pkts");
+	       "tx_pkts", "timeouts lat/rate/bw");
 	if (want[0]) {
 		mode_procs(&res[0]);
 		print_row("procs", &res[0]);
@@ -658,10 +799,16 @@ int main(int argc, char **argv)
 		mode_shared(&res[2]);
 		print_row("shared", &res[2]);
 	}
+	if (want[3]) {
+		mode_solo(&res[3]);
+		print_row("solo", &res[3]);
+	}
 	if (want[0] && want[1])
 		print_ratio("threads", &res[1], &res[0]);
 	if (want[0] && want[2])
 		print_ratio("shared", &res[2], &res[0]);
+	if (want[2] && want[3])
+		print_ratio_to("shared", &res[2], "solo", &res[3]);
 	fi_freeinfo(info);
 	sft_pass("%s: every byte checked", mode);
 }

@@ -138,6 +138,7 @@ struct srd_progress;
 struct srd_lock {
 	pthread_mutex_t m;
 	bool on;
+	int wanted;		/* threads in srd_lock_acquire_spin's wait */
 };
 void srd_lock_init(struct srd_lock *l, bool on);
 void srd_lock_fini(struct srd_lock *l);
@@ -154,6 +155,28 @@ static inline void srd_lock_release(struct srd_lock *l)
 {
 	if (l->on)
 		pthread_mutex_unlock(&l->m);
+}
+/* For a lock whose holder may keep it for a whole progress step (an
+ * endpoint's): spins up to SRD_LOCK_SPIN_NS before it sleeps, since a
+ * sleeper's wake-up (tens of microseconds on a VM) costs more than most
+ * steps take; while it waits, srd_lock_try_unwanted refuses the
+ * opportunistic takers (pollers that would only progress), so a post
+ * waits for one step at most, not for a poller that keeps re-taking
+ * the lock. */
+#define SRD_LOCK_SPIN_NS	(50 * SRD_NS_PER_US)
+void srd_lock_acquire_slow(struct srd_lock *l);
+static inline void srd_lock_acquire_spin(struct srd_lock *l)
+{
+	if (l->on && pthread_mutex_trylock(&l->m))
+		srd_lock_acquire_slow(l);
+}
+static inline bool srd_lock_try_unwanted(struct srd_lock *l)
+{
+	if (!l->on)
+		return true;
+	if (__atomic_load_n(&l->wanted, __ATOMIC_RELAXED))
+		return false;
+	return !pthread_mutex_trylock(&l->m);
 }
 /* A reader-writer lock whose writers go first (a reader that loops
  * cannot starve a close), skipped like srd_lock. */
@@ -338,6 +361,7 @@ struct srd_cq {
 	struct srd_dlist errs;
 	struct srd_waiter w;
 	struct srd_lock lock;		/* ring, errs, signaled, sleepers */
+	size_t nerrs;			/* on errs; peeked at without the lock */
 	int refs;			/* srd_ref_* */
 	bool signaled;
 };
@@ -428,12 +452,13 @@ int srd_auth_key_hint(const void *want, size_t want_len, void **out,
 /* The endpoint's lock with the MR map's read side (see Locking). */
 static inline void srd_ep_lock(struct srd_ep *ep)
 {
-	srd_lock_acquire(&ep->lock);
+	srd_lock_acquire_spin(&ep->lock);
 	srd_rwlock_read(&ep->dom->mr_lock);
 }
+/* Progress's way in: fails while the lock is held or a post waits. */
 static inline bool srd_ep_trylock(struct srd_ep *ep)
 {
-	if (!srd_lock_try(&ep->lock))
+	if (!srd_lock_try_unwanted(&ep->lock))
 		return false;
 	srd_rwlock_read(&ep->dom->mr_lock);
 	return true;

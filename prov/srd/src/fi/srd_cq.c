@@ -21,6 +21,15 @@ static size_t cq_count(const struct srd_cq *cq)
 	return cq->tail - cq->head;
 }
 
+/* Without the lock: a writer's entry or error may be seen a moment
+ * late (the next read finds it), never one that is not there. */
+static bool cq_peek_empty(const struct srd_cq *cq)
+{
+	return __atomic_load_n(&cq->tail, __ATOMIC_ACQUIRE) ==
+	       __atomic_load_n(&cq->head, __ATOMIC_RELAXED) &&
+	       !__atomic_load_n(&cq->nerrs, __ATOMIC_ACQUIRE);
+}
+
 static int cq_grow(struct srd_cq *cq)
 {
 	size_t cap = cq->ring_cap * 2;
@@ -98,6 +107,7 @@ void srd_cq_write_err(struct srd_cq *cq, void *context, uint64_t flags,
 	e->src = src;
 	srd_lock_acquire(&cq->lock);
 	srd_dlist_insert_tail(&cq->errs, &e->entry);
+	__atomic_store_n(&cq->nerrs, cq->nerrs + 1, __ATOMIC_RELAXED);
 	srd_waiter_wake(&cq->w);
 	srd_lock_release(&cq->lock);
 }
@@ -169,9 +179,13 @@ static ssize_t cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 		return -FI_EINVAL;
 	/* Progress first only when there is nothing to hand out: a peek
 	 * at the ring, which the lock below makes exact. */
-	if (__atomic_load_n(&cq->tail, __ATOMIC_RELAXED) ==
-	    __atomic_load_n(&cq->head, __ATOMIC_RELAXED))
+	if (cq_peek_empty(cq)) {
 		srd_ep_set_progress(&cq->w.eps);
+		/* Still nothing: no lock taken, so a thread that polls an
+		 * empty CQ does not contend with the one writing to it. */
+		if (cq_peek_empty(cq))
+			return -FI_EAGAIN;
+	}
 	srd_lock_acquire(&cq->lock);
 	ret = cq_pop(cq, buf, count, src);
 	srd_lock_release(&cq->lock);
@@ -221,6 +235,8 @@ static ssize_t cq_readerr(struct fid_cq *cq_fid, struct fi_cq_err_entry *buf,
 		return -FI_EINVAL;
 	srd_lock_acquire(&cq->lock);
 	e = srd_dlist_pop_head(&cq->errs);
+	if (e)
+		__atomic_store_n(&cq->nerrs, cq->nerrs - 1, __ATOMIC_RELAXED);
 	srd_lock_release(&cq->lock);
 	if (!e)
 		return -FI_EAGAIN;

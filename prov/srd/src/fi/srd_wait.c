@@ -152,10 +152,36 @@ void srd_lock_init(struct srd_lock *l, bool on)
 	pthread_mutexattr_t attr;
 
 	l->on = on;
+	l->wanted = 0;
 	pthread_mutexattr_init(&attr);
 	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
 	pthread_mutex_init(&l->m, &attr);
 	pthread_mutexattr_destroy(&attr);
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+void srd_lock_acquire_slow(struct srd_lock *l)
+{
+	uint64_t until = srd_clock_now_ns() + SRD_LOCK_SPIN_NS;
+
+	__atomic_add_fetch(&l->wanted, 1, __ATOMIC_RELAXED);
+	do {
+		for (int i = 0; i < 4; i++)
+			cpu_relax();
+		if (!pthread_mutex_trylock(&l->m))
+			goto out;
+	} while (srd_clock_now_ns() < until);
+	pthread_mutex_lock(&l->m);
+out:
+	__atomic_sub_fetch(&l->wanted, 1, __ATOMIC_RELAXED);
 }
 
 void srd_lock_fini(struct srd_lock *l)
