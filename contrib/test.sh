@@ -151,7 +151,7 @@ memcheck() {
 	local tests=(util/test/srd_test_util prov/srd/test/srd_test_tp
 		     prov/srd/test/srd_test_ep prov/srd/test/srd_test_rma
 		     prov/srd/test/srd_test_rma_resp prov/srd/test/srd_test_forge
-		     prov/srd/test/srd_test_wire)
+		     prov/srd/test/srd_test_wire prov/srd/test/srd_test_poll)
 	export FI_PROVIDER_PATH=$top/build/.libs SRD_TEST_TIME_SCALE=5
 	# Criterion's tests under valgrind run one at a time, each a new
 	# process paying valgrind's start (2-3 s): two binaries at once keep

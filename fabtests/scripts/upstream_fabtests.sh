@@ -4,8 +4,8 @@
 # own fabtests (built separately from their public source; nothing of them
 # is in this repo) pairwise over loopback: the RDM tests that release's
 # runfabtests.sh runs, minus an exclude list.  Two generations: 1.x
-# (v1.17.0: fi_poll, fi_bw) with upstream/srd.exclude, and 2.x (no poll
-# sets; fi_flood, fi_inject_test, fi_setopt_test) with
+# (v1.17.0: fi_poll, fi_bw) with upstream/srd.exclude, and 2.x (no fi_poll
+# test; fi_flood, fi_inject_test, fi_setopt_test) with
 # upstream/srd-2.x.exclude; BINDIR's programs tell which.  Each side runs
 # under a timeout; a test passes only if both sides exit 0.  It never
 # kills processes by name (runfabtests.sh's clean-up kills every fi_* on

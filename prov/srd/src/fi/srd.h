@@ -362,25 +362,57 @@ struct srd_cq {
 	struct srd_waiter w;
 	struct srd_lock lock;		/* ring, errs, signaled, sleepers */
 	size_t nerrs;			/* on errs; peeked at without the lock */
-	int refs;			/* srd_ref_* */
+	int refs;			/* srd_ref_*: bindings, poll sets */
 	bool signaled;
 };
 int srd_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 		struct fid_cq **cq, void *context);
 int srd_cq_trywait(struct srd_cq *cq);
+/* The srd CQ that fid is, or NULL (another class, another provider's). */
+struct srd_cq *srd_cq_of_fid(struct fid *fid);
+/* It holds a completion or an error entry; caller holds cq->lock. */
+bool srd_cq_ready(const struct srd_cq *cq);
 
 struct srd_cntr {
 	struct fid_cntr cntr_fid;
 	struct srd_domain *dom;
 	uint64_t value;
 	uint64_t err;
+	/* what fi_poll last reported, or fi_cntr_set/add (value) and
+	 * fi_cntr_seterr/adderr (err) last left: a poll set reports the
+	 * counter while either differs (fi_poll(3)) */
+	uint64_t polled_value;
+	uint64_t polled_err;
 	enum fi_wait_obj wait_obj;
 	struct srd_waiter w;
 	struct srd_lock lock;		/* value, err, sleepers */
-	int refs;			/* srd_ref_* */
+	int refs;			/* srd_ref_*: bindings, poll sets */
 };
 int srd_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
 		  struct fid_cntr **cntr, void *context);
+/* The srd counter that fid is, or NULL. */
+struct srd_cntr *srd_cntr_of_fid(struct fid *fid);
+/* True once per change of the value or the error count since the last
+ * report: takes the report; caller holds cntr->lock. */
+bool srd_cntr_take_change(struct srd_cntr *cntr);
+
+/* --- poll set (srd_poll.c) ----------------------------------------------- */
+/* One CQ or counter of a poll set: exactly one of cq and cntr is set. */
+struct srd_poll_member {
+	struct fid *fid;
+	struct srd_cq *cq;
+	struct srd_cntr *cntr;
+};
+struct srd_poll {
+	struct fid_poll poll_fid;
+	struct srd_domain *dom;
+	struct srd_lock lock;		/* members, count, cap, next */
+	struct srd_poll_member *members;
+	int count, cap;
+	int next;			/* where the next fi_poll scan starts */
+};
+int srd_poll_open(struct fid_domain *domain, struct fi_poll_attr *attr,
+		  struct fid_poll **pollset);
 
 int srd_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 		struct fid_eq **eq, void *context);
@@ -544,8 +576,6 @@ int srd_no_ep_join(struct fid_ep *ep, const void *addr, uint64_t flags,
 		      struct fid_mc **mc, void *context);
 int srd_no_domain_sep(struct fid_domain *domain, struct fi_info *info,
 			 struct fid_ep **sep, void *context);
-int srd_no_domain_poll(struct fid_domain *domain, struct fi_poll_attr *attr,
-			  struct fid_poll **pollset);
 int srd_no_domain_stx(struct fid_domain *domain, struct fi_tx_attr *attr,
 			 struct fid_stx **stx, void *context);
 int srd_no_domain_srx(struct fid_domain *domain, struct fi_rx_attr *attr,

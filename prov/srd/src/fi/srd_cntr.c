@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
- * srd_cntr.c: completion counters: value and error count, add/set, and
+ * srd_cntr.c: completion counters: value and error count, add/set, the
+ * mark of what a poll set last reported (srd_poll.c asks), and
  * wait with a timeout that drives progress of the bound endpoints and
  * sleeps on their wires and timers in between.  It must not touch
  * operations or peers.
@@ -59,11 +60,15 @@ static uint64_t cntr_readerr(struct fid_cntr *fid)
 	return cntr_progress_read(cntr_of(fid), &cntr_of(fid)->err);
 }
 
+/* fi_poll(3): a counter is reported when it changed since the last
+ * fi_poll, fi_cntr_set or fi_cntr_add, so the caller's own update moves
+ * the poll set's mark with it (polled is the mark of this field). */
 static int cntr_set_value(struct srd_cntr *cntr, uint64_t *field,
-			  uint64_t value, bool add)
+			  uint64_t *polled, uint64_t value, bool add)
 {
 	srd_lock_acquire(&cntr->lock);
 	*field = add ? *field + value : value;
+	*polled = *field;
 	cntr_wake(cntr);
 	srd_lock_release(&cntr->lock);
 	return 0;
@@ -71,22 +76,26 @@ static int cntr_set_value(struct srd_cntr *cntr, uint64_t *field,
 
 static int cntr_add(struct fid_cntr *fid, uint64_t value)
 {
-	return cntr_set_value(cntr_of(fid), &cntr_of(fid)->value, value, true);
+	return cntr_set_value(cntr_of(fid), &cntr_of(fid)->value,
+			      &cntr_of(fid)->polled_value, value, true);
 }
 
 static int cntr_set(struct fid_cntr *fid, uint64_t value)
 {
-	return cntr_set_value(cntr_of(fid), &cntr_of(fid)->value, value, false);
+	return cntr_set_value(cntr_of(fid), &cntr_of(fid)->value,
+			      &cntr_of(fid)->polled_value, value, false);
 }
 
 static int cntr_adderr(struct fid_cntr *fid, uint64_t value)
 {
-	return cntr_set_value(cntr_of(fid), &cntr_of(fid)->err, value, true);
+	return cntr_set_value(cntr_of(fid), &cntr_of(fid)->err,
+			      &cntr_of(fid)->polled_err, value, true);
 }
 
 static int cntr_seterr(struct fid_cntr *fid, uint64_t value)
 {
-	return cntr_set_value(cntr_of(fid), &cntr_of(fid)->err, value, false);
+	return cntr_set_value(cntr_of(fid), &cntr_of(fid)->err,
+			      &cntr_of(fid)->polled_err, value, false);
 }
 
 static int cntr_wait(struct fid_cntr *fid, uint64_t threshold, int timeout)
@@ -136,7 +145,7 @@ static int cntr_close(struct fid *fid)
 	struct srd_cntr *cntr = srd_container_of(fid, struct srd_cntr,
 						 cntr_fid.fid);
 
-	if (srd_ref_count(&cntr->refs))
+	if (srd_ref_count(&cntr->refs))	/* bound, or in a poll set */
 		return -FI_EBUSY;
 	srd_ref_put(&cntr->dom->refs);
 	srd_waiter_fini(&cntr->w);
@@ -159,6 +168,23 @@ static struct fi_ops srd_cntr_fi_ops = {
 	.control = cntr_control,
 	.ops_open = srd_no_ops_open,
 };
+
+struct srd_cntr *srd_cntr_of_fid(struct fid *fid)
+{
+	if (!fid || fid->fclass != FI_CLASS_CNTR ||
+	    fid->ops != &srd_cntr_fi_ops)
+		return NULL;
+	return srd_container_of(fid, struct srd_cntr, cntr_fid.fid);
+}
+
+bool srd_cntr_take_change(struct srd_cntr *cntr)
+{
+	if (cntr->value == cntr->polled_value && cntr->err == cntr->polled_err)
+		return false;
+	cntr->polled_value = cntr->value;
+	cntr->polled_err = cntr->err;
+	return true;
+}
 
 int srd_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
 		  struct fid_cntr **cntr_fid, void *context)

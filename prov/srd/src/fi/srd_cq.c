@@ -269,7 +269,7 @@ static ssize_t cq_sreadfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 			return -FI_EAGAIN;
 		}
 		/* Another thread may have progressed us since the read. */
-		if (cq_count(cq) || !srd_dlist_empty(&cq->errs)) {
+		if (srd_cq_ready(cq)) {
 			srd_lock_release(&cq->lock);
 			continue;
 		}
@@ -325,13 +325,18 @@ static struct fi_ops_cq srd_cq_ops = {
 	.strerror = cq_strerror,
 };
 
+bool srd_cq_ready(const struct srd_cq *cq)
+{
+	return cq_count(cq) || !srd_dlist_empty(&cq->errs);
+}
+
 int srd_cq_trywait(struct srd_cq *cq)
 {
 	bool ready;
 
 	srd_ep_set_progress(&cq->w.eps);
 	srd_lock_acquire(&cq->lock);
-	ready = cq_count(cq) || !srd_dlist_empty(&cq->errs);
+	ready = srd_cq_ready(cq);
 	if (!ready)
 		srd_wait_drain(&cq->w.wait);
 	srd_lock_release(&cq->lock);
@@ -343,7 +348,7 @@ static int cq_close(struct fid *fid)
 	struct srd_cq *cq = srd_container_of(fid, struct srd_cq, cq_fid.fid);
 	struct srd_dlist *e;
 
-	if (srd_ref_count(&cq->refs))
+	if (srd_ref_count(&cq->refs))	/* bound, or in a poll set */
 		return -FI_EBUSY;
 	srd_ref_put(&cq->dom->refs);
 	while ((e = srd_dlist_pop_head(&cq->errs)))
@@ -368,6 +373,13 @@ static struct fi_ops srd_cq_fi_ops = {
 	.control = cq_control,
 	.ops_open = srd_no_ops_open,
 };
+
+struct srd_cq *srd_cq_of_fid(struct fid *fid)
+{
+	if (!fid || fid->fclass != FI_CLASS_CQ || fid->ops != &srd_cq_fi_ops)
+		return NULL;
+	return srd_container_of(fid, struct srd_cq, cq_fid.fid);
+}
 
 static int cq_check_attr(const struct fi_cq_attr *attr)
 {

@@ -2,7 +2,7 @@
 /*
  * srd_ops_none.c: every entry point for what the provider does not offer
  * (binding where nothing binds, extra ops, scalable and passive
- * endpoints, shared contexts, poll and wait sets, connection management,
+ * endpoints, shared contexts, wait sets, connection management,
  * multicast, collectives), each answering -FI_ENOSYS so that a caller
  * gets an error, never a crash on a NULL table.  Nothing else belongs
  * here.
@@ -79,12 +79,6 @@ int srd_no_ep_join(struct fid_ep *ep, const void *addr, uint64_t flags,
 
 int srd_no_domain_sep(struct fid_domain *domain, struct fi_info *info,
 			 struct fid_ep **sep, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-int srd_no_domain_poll(struct fid_domain *domain, struct fi_poll_attr *attr,
-			  struct fid_poll **pollset)
 {
 	return -FI_ENOSYS;
 }
