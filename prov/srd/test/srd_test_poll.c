@@ -139,6 +139,27 @@ static fi_addr_t phost_insert(struct phost *h, const struct phost *peer)
 	return fa;
 }
 
+/* a sends ma to b and b sends mb to a (each into the other's buffer),
+ * then both sides' counters are read until a's send and receive have
+ * completed: counter reads progress without touching a poll mark. */
+static void send_both_ways(struct phost *a, struct phost *b, const void *ma,
+			   size_t la, const void *mb, size_t lb)
+{
+	fi_addr_t ab = phost_insert(a, b), ba = phost_insert(b, a);
+
+	cr_assert_eq(fi_recv(a->ep, a->buf, lb, NULL, FI_ADDR_UNSPEC, NULL), 0);
+	cr_assert_eq(fi_recv(b->ep, b->buf, la, NULL, FI_ADDR_UNSPEC, NULL), 0);
+	cr_assert_eq(fi_send(a->ep, ma, la, NULL, ab, NULL), 0);
+	cr_assert_eq(fi_send(b->ep, mb, lb, NULL, ba, NULL), 0);
+	for (long i = 0; fi_cntr_read(a->txcntr) < 1 ||
+			 fi_cntr_read(a->rxcntr) < 1; i++) {
+		cr_assert_lt(i, 2000000L * (long)time_scale(), "no completions");
+		fi_cntr_read(b->txcntr);
+		if (i % 256 == 255)
+			usleep(5);
+	}
+}
+
 static bool has_ctx(void **ctx, int n, const void *want)
 {
 	for (int i = 0; i < n; i++)
@@ -467,29 +488,14 @@ Test(pollset, count_limits_the_contexts_returned)
 	void *ctx[8], *more[8];
 	uint8_t m1[32], m2[32];
 	int n, n2, cntrs_first = 0;
-	fi_addr_t ab, ba;
 
 	phost_open(&a);
 	phost_open(&b);
 	phost_add_all(&a);
-	ab = phost_insert(&a, &b);
-	ba = phost_insert(&b, &a);
 	fill(m1, sizeof(m1), 1);
 	fill(m2, sizeof(m2), 2);
-	cr_assert_eq(fi_recv(a.ep, a.buf, sizeof(m2), NULL, FI_ADDR_UNSPEC,
-			     NULL), 0);
-	cr_assert_eq(fi_recv(b.ep, b.buf, sizeof(m1), NULL, FI_ADDR_UNSPEC,
-			     NULL), 0);
-	cr_assert_eq(fi_send(a.ep, m1, sizeof(m1), NULL, ab, NULL), 0);
-	cr_assert_eq(fi_send(b.ep, m2, sizeof(m2), NULL, ba, NULL), 0);
 	/* counter reads progress without touching the poll mark */
-	for (long i = 0; fi_cntr_read(a.txcntr) < 1 ||
-			 fi_cntr_read(a.rxcntr) < 1; i++) {
-		cr_assert_lt(i, 2000000L * (long)time_scale(), "no completions");
-		fi_cntr_read(b.txcntr);
-		if (i % 256 == 255)
-			usleep(5);
-	}
+	send_both_ways(&a, &b, m1, sizeof(m1), m2, sizeof(m2));
 	cr_assert_eq(fi_poll(a.ps, ctx, 0), 0, "no room: nothing returned");
 	for (int i = 0; i < 8; i++)
 		ctx[i] = (void *)&ctx;	/* a sentinel */
@@ -521,27 +527,12 @@ Test(pollset, a_small_array_takes_turns)
 	void *ctx[1];
 	bool seen_tx = false, seen_rx = false;
 	uint8_t m[16] = { 0 };
-	fi_addr_t ab, ba;
 
 	phost_open(&a);
 	phost_open(&b);
 	cr_assert_eq(fi_poll_add(a.ps, &a.txcq->fid, 0), 0);
 	cr_assert_eq(fi_poll_add(a.ps, &a.rxcq->fid, 0), 0);
-	ab = phost_insert(&a, &b);
-	ba = phost_insert(&b, &a);
-	cr_assert_eq(fi_recv(a.ep, a.buf, sizeof(m), NULL, FI_ADDR_UNSPEC,
-			     NULL), 0);
-	cr_assert_eq(fi_recv(b.ep, b.buf, sizeof(m), NULL, FI_ADDR_UNSPEC,
-			     NULL), 0);
-	cr_assert_eq(fi_send(a.ep, m, sizeof(m), NULL, ab, NULL), 0);
-	cr_assert_eq(fi_send(b.ep, m, sizeof(m), NULL, ba, NULL), 0);
-	for (long i = 0; fi_cntr_read(a.txcntr) < 1 ||
-			 fi_cntr_read(a.rxcntr) < 1; i++) {
-		cr_assert_lt(i, 2000000L * (long)time_scale(), "no completions");
-		fi_cntr_read(b.txcntr);
-		if (i % 256 == 255)
-			usleep(5);
-	}
+	send_both_ways(&a, &b, m, sizeof(m), m, sizeof(m));
 	for (int k = 0; k < 2; k++) {
 		cr_assert_eq(fi_poll(a.ps, ctx, 1), 1);
 		seen_tx |= ctx[0] == &a.txcq;
