@@ -62,6 +62,9 @@ if [ "$quick" = 1 ]; then
 	mr_args=(-I 200)
 	perf_n=200
 	nccl_args=(-W 2 -I 2)
+	# the sanitized quick suite also runs it over the emulated verbs
+	# device, where four modes of -I 200 took more than a minute
+	threads_args=(-I 50 -S 256k -W 2)
 else
 	tmo=${tmo:-120}
 	pp_args=(-S "all" -I 10)
@@ -71,6 +74,7 @@ else
 	mr_args=(-I 500)
 	perf_n=1000
 	nccl_args=(-W 4 -I 4)
+	threads_args=(-I 1000 -S 1m -W 4)
 fi
 common=(-p "$prov" -t "$tmo")	# the programs' own watchdog
 ptmo=$((tmo + 10))			# timeout(1) backstop
@@ -101,7 +105,7 @@ set_cmd() {
 	scale_peers) cmd=("${p[@]}" "$b/sft_scale" "${common[@]}" -o peers -S 32 -W 64 -I "$perf_n") ;;
 	# two processes, two threads with an endpoint each, two threads on
 	# one endpoint: every byte checked (its ratios are not judged here)
-	threads) cmd=(timeout -k 5 "$ptmo" "$b/sft_threads" "${common[@]}" -I "$perf_n" -S 1m -W 4) ;;
+	threads) cmd=(timeout -k 5 "$ptmo" "$b/sft_threads" "${common[@]}" "${threads_args[@]}") ;;
 	# aws-ofi-nccl's SENDRECV sequence: 4 communicators each way, sizes
 	# 0..4 MiB, 4 rounds.  The plugin drops tcp entries on the
 	# interfaces of OFI_NCCL_EXCLUDE_TCP_IF (its default: lo,docker0);

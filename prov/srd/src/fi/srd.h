@@ -457,6 +457,8 @@ struct srd_ep {
 	uint64_t last_app_ns;		/* the application's last call in
 					 * (atomic: the progress thread reads) */
 	bool thread_watch;		/* the progress thread polls our socket */
+	bool thread_holds;		/* the progress thread holds lock
+					 * (atomic: srd_ep_set_progress reads) */
 	union srd_wire_addr src_addr;
 	struct srd_wire *wire;
 	char *stats_path;		/* srd_stats.c: snapshot file, or NULL */

@@ -87,8 +87,10 @@ static uint64_t progress_one(struct srd_progress *prog, struct srd_ep *ep,
 	 * look again after the idle window. */
 	if (!srd_ep_trylock(ep))
 		return now + progress_idle_ns();
+	__atomic_store_n(&ep->thread_holds, true, __ATOMIC_RELAXED);
 	srd_ep_progress(ep);
 	next = srd_ep_next_deadline(ep);
+	__atomic_store_n(&ep->thread_holds, false, __ATOMIC_RELAXED);
 	srd_ep_unlock(ep);
 	return next;
 }

@@ -241,17 +241,24 @@ int srd_waiter_control(struct srd_waiter *w, enum fi_wait_obj obj,
 
 /* --- the endpoints a CQ or counter waits on ------------------------------ */
 
-/* Progresses each endpoint whose lock is free: one that is taken is
- * being progressed or posted to by another thread right now, and waiting
- * for it would only queue this poller behind that one. */
+/* Progresses each endpoint whose lock is free: one that an application
+ * thread holds is being progressed or posted to right now, and waiting
+ * for it would only queue this poller behind that one.  One that the
+ * progress thread holds is waited for: that thread runs at SCHED_IDLE,
+ * and a poller that spun past it instead would keep it off the CPU,
+ * lock held, on a busy core (priority inversion: no progress at all). */
 void srd_ep_set_progress(struct srd_ep_set *set)
 {
 	srd_rwlock_read(&set->lock);
 	for (int i = 0; i < set->count; i++) {
 		struct srd_ep *ep = set->eps[i];
 
-		if (!srd_ep_trylock(ep))
-			continue;
+		if (!srd_ep_trylock(ep)) {
+			if (!__atomic_load_n(&ep->thread_holds,
+					     __ATOMIC_RELAXED))
+				continue;
+			srd_ep_lock(ep);
+		}
 		srd_progress_note_app(ep->dom, ep);
 		srd_ep_progress(ep);
 		srd_ep_unlock(ep);
