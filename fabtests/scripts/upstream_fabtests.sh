@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
-# upstream_fabtests.sh BINDIR [-p PROVIDER] [-x EXCLUDE] [-E]: runs libfabric's
+# upstream_fabtests.sh BINDIR [-p PROVIDER] [-x EXCLUDE] [-t REGEX] [-E]: runs libfabric's
 # own fabtests (built separately from their public source; nothing of them
 # is in this repo) pairwise over loopback: the RDM tests that release's
 # runfabtests.sh runs, minus an exclude list.  Two generations: 1.x
@@ -9,21 +9,28 @@
 # upstream/srd-2.x.exclude; BINDIR's programs tell which.  Each side runs
 # under a timeout; a test passes only if both sides exit 0.  It never
 # kills processes by name (runfabtests.sh's clean-up kills every fi_* on
-# the machine).  -E: pairs exchange their names out of band (fabtests'
+# the machine).  2.x: runfabtests.sh's unit, functional, short
+# (its default, "quick") and standard sets, and the regression test;
+# not its threaded set (fi_rdm_bw_mt -n 8..32: 16 to 64 busy-polling
+# threads per pair, more than a small machine's cores; run it by hand),
+# complex (fi_ubertest: a per-provider config srd has none of) or
+# multinode.  -t REGEX: only the tests whose command line matches.  -E: pairs exchange their names out of band (fabtests'
 # -E) instead of resolving 127.0.0.1, and the unit tests that take IP
 # addresses are skipped: for FI_SRD_WIRE=verbs, whose names (GID, QPN)
 # no IP address gives.
 set -u
-bindir=${1:?usage: $0 FABTESTS_BINDIR [-p PROVIDER] [-x EXCLUDE_FILE]}
+bindir=${1:?usage: $0 FABTESTS_BINDIR [-p PROVIDER] [-x EXCLUDE_FILE] [-t REGEX] [-E]}
 shift
 prov=srd
 exclude=
+only=
 oob=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-E) oob=1; shift ;;
 	-p) prov=$2; shift 2 ;;
 	-x) exclude=$2; shift 2 ;;
+	-t) only=$2; shift 2 ;;
 	*) echo "unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -80,7 +87,7 @@ pair_tests=(
 	"fi_poll -t queue" "fi_poll -t counter"
 )
 else
-unit_tests+=("fi_setopt_test")
+unit_tests+=("fi_setopt_test" "sighandler_test")
 pair_tests=(
 	"fi_av_xfer -e rdm"
 	"fi_cq_data -e rdm -o senddata" "fi_cq_data -e rdm -o writedata"
@@ -93,6 +100,8 @@ pair_tests=(
 	"fi_multi_ep -e rdm -v -A" "fi_multi_ep -e rdm -v -Q"
 	"fi_multi_ep -e rdm -v -A -Q"
 	"fi_multi_ep -e rdm -v --threading completion"
+	"fi_multi_ep -e rdm -v -A --threading completion"
+	"fi_multi_ep -e rdm -v -Q --threading completion"
 	"fi_multi_ep -e rdm -v -A -Q --threading completion"
 	"fi_recv_cancel -e rdm -V"
 	"fi_unexpected_msg -e rdm -I 10 -v"
@@ -113,7 +122,22 @@ pair_tests=(
 	"fi_rdm_tagged_pingpong -I 5 -v" "fi_rdm_tagged_pingpong -I 5 -v -U"
 	"fi_rdm_tagged_bw -I 5" "fi_rdm_tagged_bw -I 5 -U"
 	"fi_rdm_tagged_bw -I 5 -v" "fi_rdm_tagged_bw -I 5 -v -U"
-	"fi_rdm_pingpong" "fi_rdm_tagged_pingpong" "fi_rdm_tagged_bw"
+	# runfabtests.sh's standard set (-t standard, -t all)
+	"fi_rma_bw -e rdm -o write" "fi_rma_bw -e rdm -o write -U"
+	"fi_rma_bw -e rdm -o read" "fi_rma_bw -e rdm -o read -U"
+	"fi_rma_bw -e rdm -o writedata" "fi_rma_bw -e rdm -o writedata -U"
+	"fi_rdm_atomic -o all -I 1000" "fi_rdm_atomic -o all -I 1000 -U"
+	"fi_rdm_atomic -o all -I 1000 -v" "fi_rdm_atomic -o all -I 1000 -U -v"
+	"fi_rdm_cntr_pingpong"
+	"fi_multi_recv -e rdm"
+	"fi_rdm_pingpong" "fi_rdm_pingpong -U"
+	"fi_rdm_pingpong -v" "fi_rdm_pingpong -v -U"
+	"fi_rdm_pingpong -k" "fi_rdm_pingpong -k -U"
+	"fi_rdm_pingpong -k -v" "fi_rdm_pingpong -k -v -U"
+	"fi_rdm_tagged_pingpong" "fi_rdm_tagged_pingpong -U"
+	"fi_rdm_tagged_pingpong -v" "fi_rdm_tagged_pingpong -v -U"
+	"fi_rdm_tagged_bw" "fi_rdm_tagged_bw -U"
+	"fi_rdm_tagged_bw -v" "fi_rdm_tagged_bw -v -U"
 )
 fi
 echo "upstream fabtests generation $gen.x, exclude list $exclude"
@@ -136,6 +160,7 @@ report() {	# name rc
 }
 
 for t in "${unit_tests[@]}"; do
+	[[ "$t" =~ $only ]] || continue
 	if is_excluded "$t"; then echo "EXCL $t"; excluded=$((excluded + 1)); continue; fi
 	if [ $oob = 1 ] && [[ "$t" == *" -s "* ]]; then
 		echo "N/A  $t (IP addresses)"; continue
@@ -146,10 +171,13 @@ for t in "${unit_tests[@]}"; do
 	[ $rc -eq 0 ] || echo "$out" | tail -5 | sed 's/^/  | /'
 done
 # A name that is no provider's must get -FI_ENODATA (exit 61).
-out=$(timeout 30 "$bindir/fi_rdm" -p g00n13s 2>&1); rc=$?
-report "fi_rdm -p g00n13s (expects ENODATA)" $([ $rc -eq 61 ] && echo 0 || echo 1) "rc=$rc"
+if [[ "fi_rdm g00n13s" =~ $only ]]; then
+	out=$(timeout 30 "$bindir/fi_rdm" -p g00n13s 2>&1); rc=$?
+	report "fi_rdm -p g00n13s (expects ENODATA)" $([ $rc -eq 61 ] && echo 0 || echo 1) "rc=$rc"
+fi
 
 for t in "${pair_tests[@]}"; do
+	[[ "$t" =~ $only ]] || continue
 	if is_excluded "$t"; then echo "EXCL $t"; excluded=$((excluded + 1)); continue; fi
 	bin=$bindir/${t%% *}
 	args=${t#* }
