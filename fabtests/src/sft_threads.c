@@ -27,6 +27,7 @@
 #include "sft_common.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,26 +299,31 @@ static double run_bw(struct rank *r)
 	return (double)rounds * window * bw_size / ((double)t0 / 1e9) / 1e6;
 }
 
+/* srd's counters of r's endpoint; false with another provider. */
+static bool rank_ep_stats(struct rank *r, struct fi_srd_ep_stats *st)
+{
+	struct fi_srd_stats_ops *ops;
+
+	return !fi_open_ops(&r->ep->fid, FI_SRD_STATS_OPS_NAME, 0,
+			    (void **)&ops, NULL) &&
+	       !ops->ep_stats(r->ep, st, sizeof(*st));
+}
+
 /* srd's timeout retransmissions on r's endpoint so far (0 elsewhere). */
 static uint64_t rank_rto(struct rank *r)
 {
-	struct fi_srd_stats_ops *ops;
 	struct fi_srd_ep_stats st;
 
-	if (!r->counts || fi_open_ops(&r->ep->fid, FI_SRD_STATS_OPS_NAME, 0,
-				      (void **)&ops, NULL) ||
-	    ops->ep_stats(r->ep, &st, sizeof(st)))
+	if (!r->counts || !rank_ep_stats(r, &st))
 		return 0;
 	return st.retx_timeout;
 }
 
 static void rank_stats(struct rank *r)
 {
-	struct fi_srd_stats_ops *ops;
 	struct fi_srd_ep_stats st;
 
-	if (fi_open_ops(&r->ep->fid, FI_SRD_STATS_OPS_NAME, 0, (void **)&ops,
-			NULL) || ops->ep_stats(r->ep, &st, sizeof(st)))
+	if (!rank_ep_stats(r, &st))
 		return;
 	if (opts.verbose)
 		printf("# rank %d: tx_pkts %lu retx_timeout %lu retx_fast %lu "
@@ -706,26 +712,35 @@ static void print_row(const char *mode, const struct result *res)
 	fflush(stdout);
 }
 
+/* How many times slower t is than p: latency, message rate, bandwidth. */
+static void slowdown(const struct result *t, const struct result *p,
+		     double x[3])
+{
+	x[0] = t->lat_us / p->lat_us;
+	x[1] = p->rate_mps / t->rate_mps;
+	x[2] = p->bw_mbs / t->bw_mbs;
+}
+
 static void print_ratio_to(const char *mode, const struct result *t,
 			   const char *base, const struct result *p)
 {
-	double lat = t->lat_us / p->lat_us, rate = p->rate_mps / t->rate_mps,
-	       bw = p->bw_mbs / t->bw_mbs;
+	double x[3];
 
+	slowdown(t, p, x);
 	printf("%s vs %s: latency %.2fx, message rate %.2fx, bandwidth "
-	       "%.2fx slower\n", mode, base, lat, rate, bw);
+	       "%.2fx slower\n", mode, base, x[0], x[1], x[2]);
 }
 
 static void print_ratio(const char *mode, const struct result *t,
 			const struct result *p)
 {
-	double lat = t->lat_us / p->lat_us, rate = p->rate_mps / t->rate_mps,
-	       bw = p->bw_mbs / t->bw_mbs;
-	double worst = lat > rate ? lat : rate;
+	double x[3], worst;
 
-	worst = worst > bw ? worst : bw;
+	slowdown(t, p, x);
+	worst = x[0] > x[1] ? x[0] : x[1];
+	worst = worst > x[2] ? worst : x[2];
 	printf("%s vs procs: latency %.2fx, message rate %.2fx, bandwidth "
-	       "%.2fx slower (goal <= 1.5x: %s)%s\n", mode, lat, rate, bw,
+	       "%.2fx slower (goal <= 1.5x: %s)%s\n", mode, x[0], x[1], x[2],
 	       worst <= 1.5 ? "MET" : "MISSED",
 	       t->have_stats && t->retx_timeout ?
 	       "; timeout retransmissions on lossless loopback" : "");

@@ -147,10 +147,6 @@ static inline void srd_lock_acquire(struct srd_lock *l)
 	if (l->on)
 		pthread_mutex_lock(&l->m);
 }
-static inline bool srd_lock_try(struct srd_lock *l)
-{
-	return !l->on || !pthread_mutex_trylock(&l->m);
-}
 static inline void srd_lock_release(struct srd_lock *l)
 {
 	if (l->on)
