@@ -13,7 +13,13 @@
  *  - more reads and fetching atomics outstanding from one initiator than
  *    FI_SRD_RMA_RESP_MAX: the target never works on more answers than
  *    that (stats extension), refuses the rest (RNR), the initiator
- *    resends, and every operation completes byte for byte.
+ *    resends, and every operation completes byte for byte;
+ *  - two endpoints writing at each other, each with more writes
+ *    outstanding than the other answers at once: each refuses the
+ *    other's writes until its own answers are through, so the answers
+ *    must not wait behind the refused writes (spec 5.11, 6.8); every
+ *    write completes on both sides and every byte lands (before answers
+ *    went first, fabtests' fi_rma_bw -o write hung here).
  *
  * Each test runs in its own process (Criterion), so the FI_SRD_* values
  * it sets before its first fi_getinfo apply to the provider it loads.
@@ -298,4 +304,123 @@ Test(rma_resp, requests_beyond_the_bound_are_refused_then_all_complete,
 	bhost_close(&a);
 	bhost_close(&b);
 	free(src);
+}
+
+/* --- two endpoints writing at each other --------------------------------- */
+
+#define XW_N		192	/* writes each way, all posted at once */
+#define XW_SLOT		(256 * 1024)
+
+/* 8 B, 4 KiB, 64 KiB, 256 KiB: single and multi-packet writes */
+static size_t xw_len(int k)
+{
+	static const size_t len[] = { 8, 4096, 65536, XW_SLOT };
+
+	return len[k % 4];
+}
+
+struct xw_side {
+	struct bhost h;
+	uint8_t *src, *dst;
+	struct fid_mr *mr;
+	fi_addr_t to_peer;
+	struct fi_context ctx[XW_N];
+	char seen[XW_N];
+	int posted, done;
+};
+
+/* Posts what it can of its writes, reads what completed. */
+static void xw_step(struct xw_side *s, const struct xw_side *peer)
+{
+	struct fi_cq_tagged_entry e;
+
+	while (s->posted < XW_N) {
+		int k = s->posted;
+		ssize_t ret = fi_write(s->h.ep, s->src + (size_t)k * XW_SLOT,
+				       xw_len(k), NULL, s->to_peer,
+				       (uint64_t)(uintptr_t)(peer->dst +
+							     (size_t)k * XW_SLOT),
+				       fi_mr_key(peer->mr), &s->ctx[k]);
+
+		if (ret == -FI_EAGAIN)
+			break;
+		cr_assert_eq(ret, 0, "write %d: %s", k, fi_strerror((int)-ret));
+		s->posted++;
+	}
+	while (bpoll(&s->h, &e)) {
+		int k = (int)((struct fi_context *)e.op_context - s->ctx);
+
+		cr_assert(k >= 0 && k < XW_N && !s->seen[k],
+			  "completion %d: context %d", s->done, k);
+		cr_assert(e.flags & FI_WRITE);
+		s->seen[k] = 1;
+		s->done++;
+	}
+}
+
+Test(rma_resp, endpoints_writing_at_each_other_both_complete, .timeout = 400)
+{
+	static struct xw_side side[2];
+	size_t bytes = (size_t)XW_N * XW_SLOT;
+	double end;
+
+	setenv("FI_SRD_IFACE", "lo", 1);
+	setenv("FI_SRD_RMA_RESP_MAX", "4", 1);
+	for (int i = 0; i < 2; i++) {
+		struct xw_side *s = &side[i];
+
+		bhost_open_v(&s->h, FI_VERSION(1, 17), FI_MSG | FI_RMA,
+			     XW_N, 0);
+		s->src = malloc(bytes);
+		s->dst = calloc(1, bytes);
+		cr_assert(s->src && s->dst);
+		pat_fill(s->src, bytes, 10 + i);
+		cr_assert_eq(fi_mr_reg(s->h.domain, s->dst, bytes,
+				       FI_REMOTE_WRITE, 0, 0, 0, &s->mr, NULL), 0);
+	}
+	side[0].to_peer = bhost_insert(&side[0].h, &side[1].h);
+	side[1].to_peer = bhost_insert(&side[1].h, &side[0].h);
+
+	end = now_s() + WAIT_S * time_scale();
+	while ((side[0].done < XW_N || side[1].done < XW_N) && now_s() < end) {
+		xw_step(&side[0], &side[1]);
+		xw_step(&side[1], &side[0]);
+	}
+	for (int i = 0; i < 2; i++)
+		cr_assert_eq(side[i].done, XW_N,
+			     "side %d: %d of %d writes completed (%d posted)", i,
+			     side[i].done, XW_N, side[i].posted);
+	/* The writes landed whole, each side's in the other's memory. */
+	for (int i = 0; i < 2; i++) {
+		const struct xw_side *s = &side[i], *peer = &side[1 - i];
+
+		for (int k = 0; k < XW_N; k++) {
+			size_t off = (size_t)k * XW_SLOT;
+
+			cr_assert_eq(memcmp(peer->dst + off, s->src + off,
+					    xw_len(k)), 0,
+				     "side %d's write %d did not land whole", i,
+				     k);
+			if (xw_len(k) < XW_SLOT)
+				cr_assert_eq(peer->dst[off + xw_len(k)], 0,
+					     "side %d's write %d overran", i, k);
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		struct fi_srd_ep_stats st = bstats(&side[i].h);
+
+		cr_assert_leq(st.rma_resps_peak, 4, "%lu answers at once",
+			      (unsigned long)st.rma_resps_peak);
+		cr_log_info("side %d: %lu RNR acks sent, %lu received", i,
+			    (unsigned long)st.rnr_sent,
+			    (unsigned long)st.rnr_recv);
+	}
+	cr_assert_gt(bstats(&side[0].h).rnr_sent + bstats(&side[1].h).rnr_sent,
+		     0, "neither endpoint pushed back: the test tests nothing");
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(fi_close(&side[i].mr->fid), 0);
+		bhost_close(&side[i].h);
+		free(side[i].src);
+		free(side[i].dst);
+	}
 }

@@ -152,6 +152,7 @@ struct srd_msg_ep {
 	struct srd_pool rxe_pool;
 	struct srd_pool pke_pool;
 	struct srd_dlist tx_pending;	/* txes waiting for packet entries */
+	struct srd_dlist resp_ready;	/* answers waiting for them: first */
 	struct srd_dlist cts_pending;	/* rxes waiting to send a CTS */
 	struct srd_dlist posted_msg;
 	struct srd_dlist posted_tagged;
@@ -261,7 +262,8 @@ struct srd_txe {
 					 * RMA_RESP (target answering) */
 	bool completed;			/* CQ completion already written */
 	bool counted;			/* counter already incremented */
-	bool stalled;			/* on tx_pending */
+	bool stalled;			/* on tx_pending, resp_ready or
+					 * resp_pending */
 	uint64_t flags;			/* FI_* op flags */
 	uint64_t tag;
 	uint64_t data;

@@ -57,6 +57,7 @@ int srd_msg_ep_init(struct srd_msg_ep *ep)
 {
 	srd_unexp_init_bounds(ep);
 	srd_dlist_init(&ep->tx_pending);
+	srd_dlist_init(&ep->resp_ready);
 	srd_dlist_init(&ep->cts_pending);
 	srd_dlist_init(&ep->resp_pending);
 	srd_dlist_init(&ep->posted_msg);

@@ -11,7 +11,9 @@
  * whose answer needs an entry the target cannot get now is refused
  * (spec 6.8) before anything is applied, so the sender's resend finds the
  * same state; so is one beyond the FI_SRD_RMA_RESP_MAX answers in
- * progress.  Initiator side: responses are matched to their operation
+ * progress.  Answers are marked SRD_TP_PKT_F_ANSWER: they leave ahead of
+ * our own requests (spec 5.11), which the peer may be refusing until it
+ * has them.  Initiator side: responses are matched to their operation
  * by its pool id (spec 6.7).  It must not match messages or write send
  * completions itself (srd_txe.c does).
  *
@@ -179,6 +181,8 @@ int srd_pke_resp_init(struct srd_msg_ep *ep, struct srd_txe *txe,
 	uint32_t len = left < max ? (uint32_t)left : max;
 
 	srd_tp_pkt_init(&pke->tp, SRD_PKT_RMA_RESP, RESP_HDR_LEN);
+	/* never refused by the initiator: it goes ahead of our requests */
+	pke->tp.flags |= SRD_TP_PKT_F_ANSWER;
 	resp = srd_tp_pkt_type_hdr(&pke->tp);
 	resp->tx_id = txe->rx_id;
 	resp->offset = txe->next_off;

@@ -175,7 +175,8 @@ static uint8_t txe_proto(const struct srd_msg_ep *ep, uint64_t len)
 }
 
 /* txe waits on list: ep->tx_pending (packet entries, or its turn to
- * go), or ep->resp_pending (an answer waiting for a copy buffer). */
+ * go), ep->resp_ready (the same, for an answer to a peer), or
+ * ep->resp_pending (an answer waiting for a copy buffer). */
 static void txe_stall_on(struct srd_txe *txe, struct srd_dlist *list)
 {
 	if (!txe->stalled) {
@@ -186,7 +187,22 @@ static void txe_stall_on(struct srd_txe *txe, struct srd_dlist *list)
 
 static void txe_stall(struct srd_msg_ep *ep, struct srd_txe *txe)
 {
-	txe_stall_on(txe, &ep->tx_pending);
+	txe_stall_on(txe, txe_is_responder(txe) ? &ep->resp_ready :
+						  &ep->tx_pending);
+}
+
+/* A packet entry for txe, or NULL.  The application's operations leave
+ * the last rma_resp_max entries to answers: a peer that refuses our
+ * requests until it has our answers to its own (spec 6.8) must get
+ * them, however many packets our requests hold. */
+static struct srd_pke *txe_pke_get(struct srd_msg_ep *ep,
+				   const struct srd_txe *txe)
+{
+	if (!txe_is_responder(txe) &&
+	    ep->pke_pool.in_use + ep->cfg.rma_resp_max >=
+	    ep->pke_pool.max_count)
+		return NULL;
+	return srd_pool_get(&ep->pke_pool);
 }
 
 static void txe_next_msg_pkt(struct srd_msg_ep *ep, struct srd_txe *txe,
@@ -254,7 +270,7 @@ static bool txe_push(struct srd_msg_ep *ep, struct srd_txe *txe)
 	/* The message's packets reach the wire together (spec 5.12). */
 	srd_tp_tx_hold(&ep->tp);
 	while (txe_has_work(txe)) {
-		pke = srd_pool_get(&ep->pke_pool);
+		pke = txe_pke_get(ep, txe);
 		if (!pke) {
 			txe_stall(ep, txe);
 			ok = false;
@@ -315,6 +331,14 @@ void srd_txe_push_pending(struct srd_msg_ep *ep)
 {
 	struct srd_dlist *e;
 
+	/* Answers first: the transport sends them ahead of requests too. */
+	while ((e = srd_dlist_pop_head(&ep->resp_ready))) {
+		struct srd_txe *txe = srd_container_of(e, struct srd_txe, entry);
+
+		txe->stalled = false;
+		if (!txe_push(ep, txe))
+			return;	/* out of packet entries again */
+	}
 	while ((e = srd_dlist_pop_head(&ep->tx_pending))) {
 		struct srd_txe *txe = srd_container_of(e, struct srd_txe, entry);
 

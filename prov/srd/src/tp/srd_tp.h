@@ -36,6 +36,7 @@
 /* Tunables' defaults; each is a provider parameter (fi_srd(7)). */
 #define SRD_TP_WINDOW_DEFAULT		256	/* packets in flight per peer */
 #define SRD_TP_WINDOW_MAX		1024	/* = SACK bitmap capacity */
+#define SRD_TP_ANSWER_PSNS		64	/* of those, kept for answers */
 #define SRD_TP_RTO_MIN_NS_DEFAULT	(500 * SRD_NS_PER_US)
 #define SRD_TP_RTO_INIT_NS		(1 * SRD_NS_PER_MS) /* before any RTT sample */
 #define SRD_TP_RTO_MAX_NS		(200 * SRD_NS_PER_MS) /* backoff ceiling */
@@ -95,6 +96,10 @@ enum srd_tp_pkt_state {
 #define SRD_TP_PKT_F_FAST_RETX	(1u << 0)	/* resent on a SACK hole */
 #define SRD_TP_PKT_F_LOST	(1u << 1)	/* in tx_lost: waits to be resent */
 #define SRD_TP_PKT_F_STAGED	(1u << 2)	/* in srd_tp.tx_stage, not posted */
+/* An answer the peer never refuses (an RMA response, spec 5.11): it
+ * goes ahead of queued requests and lost resends, also during a
+ * receiver-not-ready backoff, and may use the psns held back from them. */
+#define SRD_TP_PKT_F_ANSWER	(1u << 3)
 
 enum srd_tp_path_state {
 	SRD_TP_PATH_UP,
@@ -158,7 +163,9 @@ struct srd_tp_peer {
 	uint32_t tx_window;		/* min(ours, the peer's rx_window) */
 	uint64_t tx_inflight_bytes;
 	uint64_t tx_bytes_limit;	/* half the peer's receive buffering */
-	struct srd_dlist tx_queue;
+	struct srd_dlist tx_queue;	/* answers first, then in send order */
+	struct srd_dlist *tx_answers_tail; /* last answer queued, if any */
+	uint32_t tx_answers;		/* answers in tx_queue */
 	struct srd_dlist tx_inflight_list;
 	struct srd_dlist tx_lost;	/* resent before anything new */
 	/* SRD_TP_WINDOW_MAX slots by psn while packets are in flight; NULL

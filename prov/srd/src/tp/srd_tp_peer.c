@@ -160,6 +160,7 @@ static struct srd_tp_peer *tp_peer_alloc(struct srd_tp *tp,
 	peer->last_heard_ns = srd_tp_now(tp);
 	srd_heap_node_init(&peer->timer);
 	srd_dlist_init(&peer->tx_queue);
+	peer->tx_answers_tail = &peer->tx_queue;
 	srd_dlist_init(&peer->tx_inflight_list);
 	srd_dlist_init(&peer->tx_lost);
 	srd_dlist_init(&peer->ack_entry);
@@ -386,6 +387,8 @@ void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err,
 		pkt->state = SRD_TP_PKT_FREE;
 		tp->ops->done(tp->ctx, pkt, err);
 	}
+	peer->tx_answers = 0;
+	peer->tx_answers_tail = &peer->tx_queue;
 	peer->tx_inflight = 0;
 	peer->tx_lost_cnt = 0;
 	peer->tx_inflight_bytes = 0;

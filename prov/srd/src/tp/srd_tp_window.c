@@ -32,11 +32,19 @@ static inline bool tp_cwnd_open(const struct srd_tp_peer *peer)
 	return peer->tx_inflight - peer->tx_lost_cnt < tp_cwnd_pkts(peer);
 }
 
+/* The last SRD_TP_ANSWER_PSNS psns of the window are for answers only:
+ * requests the peer refuses keep tx_una where it is, and two endpoints
+ * writing to each other, each refusing the other's writes until its own
+ * answers are through, would otherwise run out of psns for the answers
+ * that end the standoff. */
 static inline bool tp_window_open(const struct srd_tp_peer *peer,
 				  const struct srd_tp_pkt *pkt)
 {
+	uint32_t psns = pkt->flags & SRD_TP_PKT_F_ANSWER ? SRD_TP_WINDOW_MAX :
+			SRD_TP_WINDOW_MAX - SRD_TP_ANSWER_PSNS;
+
 	return tp_cwnd_open(peer) &&
-	       peer->tx_next_psn - peer->tx_una < SRD_TP_WINDOW_MAX &&
+	       peer->tx_next_psn - peer->tx_una < psns &&
 	       (peer->tx_inflight == 0 ||
 		peer->tx_inflight_bytes + pkt->len <= peer->tx_bytes_limit);
 }
@@ -179,27 +187,48 @@ static void tp_resend_lost_head(struct srd_tp *tp, struct srd_tp_peer *peer,
 	tp_retransmit(tp, peer, pkt, now);
 }
 
-void srd_tp_window_flush(struct srd_tp *tp, struct srd_tp_peer *peer)
+/* Sends queued packets from the head while the window allows; answers
+ * only, when only answers may go. */
+static void tp_send_queued(struct srd_tp *tp, struct srd_tp_peer *peer,
+			   bool answers_only)
 {
-	uint64_t now = srd_tp_now(tp);
-	bool was_idle = srd_dlist_empty(&peer->tx_inflight_list);
-
-	if (tp_rnr_waiting(peer, now))
-		return;		/* the timer flushes when the wait is over */
-	srd_tp_tx_hold(tp);
-	/* Lost packets first: they hold back the cumulative ack. */
-	while (!srd_dlist_empty(&peer->tx_lost) && tp_cwnd_open(peer))
-		tp_resend_lost_head(tp, peer, now);
 	while (!srd_dlist_empty(&peer->tx_queue)) {
 		struct srd_tp_pkt *pkt = srd_container_of(peer->tx_queue.next,
 						struct srd_tp_pkt, entry);
 
-		if (!tp_window_open(peer, pkt) ||
+		if ((answers_only && !(pkt->flags & SRD_TP_PKT_F_ANSWER)) ||
+		    !tp_window_open(peer, pkt) ||
 		    (!peer->tx_ring && tp_ring_get(tp, peer)))
 			break;
 		srd_dlist_remove(&pkt->entry);
+		if (pkt->flags & SRD_TP_PKT_F_ANSWER &&
+		    --peer->tx_answers == 0)
+			peer->tx_answers_tail = &peer->tx_queue;
 		/* the clock again (cached): a full stage posted meanwhile */
 		tp_send_new(tp, peer, pkt, srd_tp_now(tp));
+	}
+}
+
+void srd_tp_window_flush(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	uint64_t now = srd_tp_now(tp);
+	bool was_idle = srd_dlist_empty(&peer->tx_inflight_list);
+	bool rnr_wait = tp_rnr_waiting(peer, now);
+
+	/* Waiting out a receiver-not-ready backoff, only answers go (the
+	 * timer flushes the rest when the wait is over): the peer refuses
+	 * requests, never answers, and may be refusing ours until our
+	 * answers to its requests are through. */
+	if (rnr_wait && !peer->tx_answers)
+		return;
+	srd_tp_tx_hold(tp);
+	/* Answers first (they end the peer's refusals), then lost packets:
+	 * they hold back the cumulative ack. */
+	tp_send_queued(tp, peer, true);
+	if (!rnr_wait) {
+		while (!srd_dlist_empty(&peer->tx_lost) && tp_cwnd_open(peer))
+			tp_resend_lost_head(tp, peer, now);
+		tp_send_queued(tp, peer, false);
 	}
 	if (was_idle && !srd_dlist_empty(&peer->tx_inflight_list))
 		srd_tp_peer_rearm(tp, peer);
@@ -211,7 +240,15 @@ void srd_tp_send(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	pkt->peer = peer;
 	pkt->state = SRD_TP_PKT_QUEUED;
-	srd_dlist_insert_tail(&peer->tx_queue, &pkt->entry);
+	if (pkt->flags & SRD_TP_PKT_F_ANSWER) {
+		/* behind the answers queued before it, ahead of the rest */
+		srd_dlist_insert_between(&pkt->entry, peer->tx_answers_tail,
+					 peer->tx_answers_tail->next);
+		peer->tx_answers_tail = &pkt->entry;
+		peer->tx_answers++;
+	} else {
+		srd_dlist_insert_tail(&peer->tx_queue, &pkt->entry);
+	}
 	if (peer->tx_state == SRD_TP_TX_IDLE)
 		srd_tp_hs_start(tp, peer);
 	else if (peer->tx_state == SRD_TP_TX_ACTIVE)
@@ -608,7 +645,10 @@ void srd_tp_window_rnr(struct srd_tp *tp, struct srd_tp_peer *peer,
 	for (uint32_t p = peer->tx_una; p != psn + 1; p++) {
 		struct srd_tp_pkt *pkt = peer->tx_ring[p % SRD_TP_WINDOW_MAX];
 
-		if (!pkt || (pkt->flags & SRD_TP_PKT_F_LOST))
+		/* answers are never refused: one not acked yet is on its way
+		 * (or lost, and its timer resends it) */
+		if (!pkt || (pkt->flags & (SRD_TP_PKT_F_LOST |
+					   SRD_TP_PKT_F_ANSWER)))
 			continue;
 		tp_mark_lost(peer, pkt);
 		pkt->retries++;		/* its ack is ambiguous from now on */
