@@ -27,7 +27,7 @@ usage() {
 }
 
 all_tests=(api pingpong_msg pingpong_tagged bw_msg bw_tagged
-	   unexpected_msg unexpected_tagged peek multi_recv cancel inject
+	   stream unexpected_msg unexpected_tagged peek multi_recv cancel inject
 	   cqdata perf_lat perf_bw perf_write perf_read scale_av scale_peers
 	   threads nccl)
 
@@ -58,6 +58,7 @@ if [ "$quick" = 1 ]; then
 	pp_args=(-S "0,1,64,4k,64k,1m" -I 5)
 	bw_msg_args=(-S "4k,1m" -I 2)
 	bw_tag_args=(-S "64,256k" -I 2)
+	stream_args=(-S 256k -W 16 -I 200)
 	ux_args=(-I 12)
 	mr_args=(-I 200)
 	perf_n=200
@@ -70,6 +71,7 @@ else
 	pp_args=(-S "all" -I 10)
 	bw_msg_args=(-S "64,4k,64k,1m,64m" -I 4)
 	bw_tag_args=(-S "1,4k,256k,4m" -I 4)
+	stream_args=(-S 1m -W 64 -I 1000)
 	ux_args=(-I 24)
 	mr_args=(-I 500)
 	perf_n=1000
@@ -89,6 +91,7 @@ set_cmd() {
 	pingpong_tagged) cmd=("${p[@]}" "$b/sft_pingpong" "${common[@]}" -m tagged "${pp_args[@]}") ;;
 	bw_msg) cmd=("${p[@]}" "$b/sft_bw" "${common[@]}" -m msg "${bw_msg_args[@]}") ;;
 	bw_tagged) cmd=("${p[@]}" "$b/sft_bw" "${common[@]}" -m tagged "${bw_tag_args[@]}") ;;
+	stream) cmd=("${p[@]}" "$b/sft_stream" "${common[@]}" "${stream_args[@]}") ;;
 	unexpected_msg) cmd=("${p[@]}" "$b/sft_unexpected" "${common[@]}" -m msg "${ux_args[@]}") ;;
 	unexpected_tagged) cmd=("${p[@]}" "$b/sft_unexpected" "${common[@]}" -m tagged "${ux_args[@]}") ;;
 	peek) cmd=("${p[@]}" "$b/sft_peek" "${common[@]}") ;;

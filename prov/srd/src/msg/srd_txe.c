@@ -327,25 +327,35 @@ void srd_txe_resp_buf_freed(struct srd_msg_ep *ep)
 	}
 }
 
-void srd_txe_push_pending(struct srd_msg_ep *ep)
+/* Pushes the txes waiting on list, oldest first, until entries run out
+ * again.  The one that ran out keeps its place at the head: sent to the
+ * back, each of a window of large messages would take turns with the
+ * others, and all of them would complete at the end, together, instead
+ * of one after the other at the same total speed. */
+static bool txe_push_list(struct srd_msg_ep *ep, struct srd_dlist *list)
 {
 	struct srd_dlist *e;
 
+	while ((e = srd_dlist_pop_head(list))) {
+		struct srd_txe *txe = srd_container_of(e, struct srd_txe, entry);
+
+		txe->stalled = false;
+		if (!txe_push(ep, txe)) {
+			if (txe->stalled) {
+				srd_dlist_remove(&txe->entry);
+				srd_dlist_insert_head(list, &txe->entry);
+			}
+			return false;	/* out of packet entries again */
+		}
+	}
+	return true;
+}
+
+void srd_txe_push_pending(struct srd_msg_ep *ep)
+{
 	/* Answers first: the transport sends them ahead of requests too. */
-	while ((e = srd_dlist_pop_head(&ep->resp_ready))) {
-		struct srd_txe *txe = srd_container_of(e, struct srd_txe, entry);
-
-		txe->stalled = false;
-		if (!txe_push(ep, txe))
-			return;	/* out of packet entries again */
-	}
-	while ((e = srd_dlist_pop_head(&ep->tx_pending))) {
-		struct srd_txe *txe = srd_container_of(e, struct srd_txe, entry);
-
-		txe->stalled = false;
-		if (!txe_push(ep, txe))
-			return;	/* out of packet entries again */
-	}
+	if (txe_push_list(ep, &ep->resp_ready))
+		(void)txe_push_list(ep, &ep->tx_pending);
 }
 
 void srd_txe_pkt_done(struct srd_msg_ep *ep, struct srd_pke *pke, int err)

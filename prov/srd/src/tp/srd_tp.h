@@ -322,6 +322,7 @@ struct srd_tp {
 	uint8_t hash_key[16];
 	struct srd_tp_peer *last_peer;	/* the last datagram's, for the next */
 	uint32_t reclaim_hand;		/* the next slot tp_peer_reclaim looks at */
+	uint32_t cookie_path_next;	/* HS_COOKIEs rotate over the paths */
 	struct srd_tp_auth *auth;	/* NULL: no job key */
 	uint16_t trailer_len;		/* bytes of MAC after each packet */
 	uint32_t log_version_n;		/* log throttles: 1st, 2nd, 4th, ... */

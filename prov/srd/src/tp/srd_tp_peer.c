@@ -479,7 +479,12 @@ static void tp_hs_cookie(struct srd_tp *tp, const union srd_wire_addr *addr,
 	tp->cnt.hs_cookies++;
 	tp->cnt.rx_unverified_bytes += req_len + tp->trailer_len;
 	tp->cnt.tx_unverified_bytes += sizeof(pkt) + tp->trailer_len;
-	srd_tp_post_addr(tp, addr, &iov, 1, 0);
+	/* Not always on path 0: a requester retries until a cookie gets
+	 * through, and one source port's route may be the black hole (a
+	 * peer whose own session started before the fault then never
+	 * opened its session to us).  Rotating costs no per-peer state. */
+	srd_tp_post_addr(tp, addr, &iov, 1,
+			 (uint16_t)(tp->cookie_path_next++ % tp->wire->npaths));
 }
 
 /* Info: a peer's session toward us starts, of a known incarnation or a
