@@ -46,15 +46,47 @@ int srd_seqwin_init(struct srd_seqwin *win, uint32_t size, uint32_t base)
 	return 0;
 }
 
+int srd_seqwin_init_lazy(struct srd_seqwin *win, uint32_t size,
+			 uint32_t base)
+{
+	if (size < 64 || (size & (size - 1)))
+		return -EINVAL;
+	win->bits = NULL;
+	win->size = size;
+	win->base = base;
+	win->highest = base;
+	return 0;
+}
+
 void srd_seqwin_fini(struct srd_seqwin *win)
 {
 	free(win->bits);
 	win->bits = NULL;
 }
 
+int srd_seqwin_reserve(struct srd_seqwin *win, uint32_t seq)
+{
+	if (win->bits || seq == win->base)
+		return 0;
+	win->bits = calloc(win->size / 64, sizeof(uint64_t));
+	return win->bits ? 0 : -ENOMEM;
+}
+
+uint32_t srd_seqwin_trim(struct srd_seqwin *win)
+{
+	uint32_t bytes = srd_seqwin_bytes(win);
+
+	/* no hole: every bit is clear (they are cleared as base passes) */
+	if (!bytes || srd_seqwin_has_holes(win))
+		return 0;
+	srd_seqwin_fini(win);
+	return bytes;
+}
+
 void srd_seqwin_reset(struct srd_seqwin *win, uint32_t base)
 {
-	memset(win->bits, 0, win->size / 8);
+	if (win->bits)
+		memset(win->bits, 0, win->size / 8);
 	win->base = base;
 	win->highest = base;
 }
@@ -66,6 +98,9 @@ enum srd_seqwin_result srd_seqwin_check(const struct srd_seqwin *win,
 		return SRD_SEQWIN_DUP;
 	if (seq - win->base >= win->size)
 		return SRD_SEQWIN_AHEAD;
+	/* no ring: no hole, nothing seen at or above base */
+	if (!win->bits)
+		return SRD_SEQWIN_NEW;
 	return win_bit(win, seq) ? SRD_SEQWIN_DUP : SRD_SEQWIN_NEW;
 }
 
@@ -75,6 +110,10 @@ enum srd_seqwin_result srd_seqwin_mark(struct srd_seqwin *win, uint32_t seq)
 
 	if (res != SRD_SEQWIN_NEW)
 		return res;
+	/* out of order without a ring: not recorded (srd_seqwin_reserve
+	 * comes first; this only keeps a caller's slip from writing NULL) */
+	if (seq != win->base && srd_seqwin_reserve(win, seq))
+		return SRD_SEQWIN_AHEAD;
 	if (srd_seq_lt(win->highest, seq + 1))
 		win->highest = seq + 1;
 	if (seq != win->base) {

@@ -6,6 +6,13 @@
  * been seen, in a ring of bits, so that out-of-order arrivals are kept
  * and duplicates recognised.  base is the cumulative point: every number
  * below it has been seen.  size is a power of two.
+ *
+ * The ring holds a bit only for numbers seen above base, so a window
+ * with no hole (highest == base) has every bit clear: it can do without
+ * the ring.  bits is NULL then or not at all (srd_seqwin_init_lazy,
+ * srd_seqwin_trim); srd_seqwin_reserve allocates it again before the
+ * next out-of-order number is marked.  Either way the window classifies
+ * the same: what it forgets is a ring of zeros.
  */
 #ifndef SRD_SEQWIN_H
 #define SRD_SEQWIN_H
@@ -37,12 +44,27 @@ struct srd_seqwin {
 };
 
 int srd_seqwin_init(struct srd_seqwin *win, uint32_t size, uint32_t base);
+/* The same without the ring (allocated on the first hole). */
+int srd_seqwin_init_lazy(struct srd_seqwin *win, uint32_t size,
+			 uint32_t base);
 void srd_seqwin_fini(struct srd_seqwin *win);
+/* Makes sure marking seq will not need memory: allocates the ring if seq
+ * would open a hole and there is none.  -ENOMEM: seq must not be marked
+ * (nor whatever it stands for be consumed). */
+int srd_seqwin_reserve(struct srd_seqwin *win, uint32_t seq);
+/* Frees the ring when no hole needs it; returns the bytes freed. */
+uint32_t srd_seqwin_trim(struct srd_seqwin *win);
+/* Bytes of ring held now. */
+static inline uint32_t srd_seqwin_bytes(const struct srd_seqwin *win)
+{
+	return win->bits ? win->size / 8 : 0;
+}
 void srd_seqwin_reset(struct srd_seqwin *win, uint32_t base);
 /* Classifies seq without recording it. */
 enum srd_seqwin_result srd_seqwin_check(const struct srd_seqwin *win,
 					uint32_t seq);
-/* Records seq (if NEW) and advances base over every seen number. */
+/* Records seq (if NEW) and advances base over every seen number.  An
+ * out-of-order seq needs the ring: srd_seqwin_reserve first. */
 enum srd_seqwin_result srd_seqwin_mark(struct srd_seqwin *win, uint32_t seq);
 /* True when something above base has been seen: a hole exists. */
 static inline bool srd_seqwin_has_holes(const struct srd_seqwin *win)

@@ -194,3 +194,34 @@ Test(rng, seeded_runs_repeat_and_entropy_differs)
 	cr_assert_neq(srd_random_u64(), srd_random_u64());
 	cr_assert_neq(srd_random_u64(), 0);
 }
+
+/* A window without its ring classifies as one with: it is a ring of
+ * zeros while no hole exists; a hole needs it back first. */
+Test(seqwin, ring_on_use_and_trim)
+{
+	struct srd_seqwin win;
+
+	cr_assert_eq(srd_seqwin_init_lazy(&win, 128, 10), 0);
+	cr_assert_null(win.bits);
+	cr_assert_eq(srd_seqwin_mark(&win, 10), SRD_SEQWIN_NEW);
+	cr_assert_eq(srd_seqwin_mark(&win, 11), SRD_SEQWIN_NEW);
+	cr_assert_null(win.bits, "in order needs no ring");
+	cr_assert_eq(srd_seqwin_check(&win, 11), SRD_SEQWIN_DUP);
+	cr_assert_eq(srd_seqwin_check(&win, 13), SRD_SEQWIN_NEW);
+	cr_assert_eq(srd_seqwin_check(&win, 12 + 128), SRD_SEQWIN_AHEAD);
+	cr_assert_eq(srd_seqwin_reserve(&win, 13), 0);
+	cr_assert_not_null(win.bits);
+	cr_assert_eq(srd_seqwin_mark(&win, 13), SRD_SEQWIN_NEW);
+	cr_assert_eq(srd_seqwin_trim(&win), 0, "trimmed with a hole");
+	cr_assert_eq(srd_seqwin_check(&win, 13), SRD_SEQWIN_DUP);
+	cr_assert_eq(srd_seqwin_mark(&win, 12), SRD_SEQWIN_NEW);
+	cr_assert_eq(win.base, 14);
+	cr_assert_eq(srd_seqwin_bytes(&win), 16);
+	cr_assert_eq(srd_seqwin_trim(&win), 16);
+	cr_assert_null(win.bits);
+	cr_assert_eq(srd_seqwin_check(&win, 13), SRD_SEQWIN_DUP);
+	cr_assert_eq(srd_seqwin_check(&win, 15), SRD_SEQWIN_NEW);
+	srd_seqwin_reset(&win, 100);
+	cr_assert_eq(srd_seqwin_export(&win, (uint8_t[16]){0}, 16), 0);
+	srd_seqwin_fini(&win);
+}

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "srd_tp.h"
 #include "srd_memnet.h"
+#include "srd_minmax.h"
 
 #include <criterion/criterion.h>
 #include <arpa/inet.h>
@@ -1194,5 +1195,106 @@ Test(tp, forged_acks_free_nothing)
 	free(pkts);
 	free(back);
 	free(warm);
+	teardown_all();
+}
+
+/* Runs nodes 0 and 1 for ns of virtual time with nothing new to send
+ * (probes of a DOWN path and the like still run). */
+static void idle_for(uint64_t ns)
+{
+	uint64_t end = srd_memnet_now(net) + ns;
+
+	while (srd_memnet_now(net) < end) {
+		uint64_t next = srd_memnet_next_event(net);
+
+		for (int i = 0; i < 2; i++)
+			next = SRD_MIN(next, srd_tp_next_deadline(&nodes[i].tp));
+		next = SRD_MIN(next, end);
+		if (next > srd_memnet_now(net))
+			srd_memnet_advance(net, next - srd_memnet_now(net));
+		for (int i = 0; i < 2; i++)
+			srd_tp_progress(&nodes[i].tp);
+	}
+}
+
+/* A peer idle for peer_idle_ns lets go of its paths array (sender) and
+ * of its receive window's ring (receiver), keeping the cumulative point:
+ * an old packet replayed afterwards is still a duplicate, and traffic
+ * that comes back (reordered and duplicated) arrives exactly once, byte
+ * for byte, on fresh paths. */
+Test(tp, idle_peer_lets_go_of_paths_and_window_ring)
+{
+	union srd_wire_addr a0 = node_addr(0), a1 = node_addr(1);
+	struct srd_tp_peer *to1, *to0;
+	struct test_pkt *pkts, *again;
+	struct {
+		struct srd_base_hdr base;
+		uint8_t payload[8];
+	} f;
+	uint64_t dups;
+
+	setup_net(0, 20000, 20 * SRD_NS_PER_US);
+	node_open(0, 4, SRD_NS_PER_S);
+	node_open(1, 4, SRD_NS_PER_S);
+	to1 = srd_tp_peer_get(&nodes[0].tp, &a1);
+	cr_assert_null(to1->paths, "a new peer holds no paths");
+	cr_assert_null(to1->rx_win.bits, "a new peer holds no window ring");
+	pkts = run_transfer(500, 10 * SRD_NS_PER_S);
+	assert_exactly_once(pkts, 500);
+	to0 = srd_tp_peer_find(&nodes[1].tp, &a0);
+	cr_assert_not_null(to0);
+	cr_assert_not_null(to1->paths);
+	cr_assert_eq(nodes[0].tp.paths_held, 1);
+	cr_assert_not_null(to0->rx_win.bits, "reordering opened no hole");
+	cr_assert_gt(srd_tp_peer_bytes(&nodes[0].tp, to1),
+		     nodes[0].tp.cfg.peer_size + sizeof(void *));
+
+	/* silent for less than peer_idle_ns: kept */
+	idle_for(nodes[0].tp.cfg.peer_idle_ns / 2);
+	cr_assert_not_null(to1->paths);
+	cr_assert_not_null(to0->rx_win.bits);
+	idle_for(nodes[0].tp.cfg.peer_idle_ns);
+	cr_assert_null(to1->paths, "the idle sender kept its paths "
+		       "(%u down, timer %d)", to1->paths_down,
+		       srd_heap_node_queued(&to1->timer));
+	cr_assert_null(to0->rx_win.bits, "the idle receiver kept its ring");
+	cr_assert_eq(nodes[0].tp.paths_held, 0);
+	cr_assert_geq(nodes[1].tp.cnt.peers_compacted, 1);
+	cr_assert_eq(to0->rx_win.base, to1->tx_next_psn,
+		     "the cumulative point moved");
+	cr_assert_eq(srd_tp_peer_bytes(&nodes[0].tp, to1),
+		     nodes[0].tp.cfg.peer_size + sizeof(void *));
+	cr_assert_eq(srd_tp_peer_bytes(&nodes[1].tp, to0),
+		     nodes[1].tp.cfg.peer_size + sizeof(void *));
+
+	/* a replay of the last packet delivered: still a duplicate */
+	memset(&f, 0, sizeof(f));
+	f.base.version = SRD_PROTO_VERSION;
+	f.base.type = SRD_PKT_EAGER;
+	f.base.src_port = srd_wire_addr_port(&a0);
+	f.base.src_conn = nodes[0].tp.conn_id;
+	f.base.dst_conn = nodes[1].tp.conn_id;
+	f.base.psn = to0->rx_win.base - 1;
+	f.base.token = to0->rx_token;
+	dups = nodes[1].tp.cnt.rx_dup;
+	cr_assert_eq(srd_memnet_inject(net, &a0, &a1, &f, sizeof(f)), 0);
+	for (int k = 0; k < 4; k++)
+		step(2);
+	cr_assert_eq(nodes[1].tp.cnt.rx_dup, dups + 1, "the replay was not "
+		     "told a duplicate");
+	cr_assert_eq(nodes[1].delivered, 500);
+
+	/* back from idle: the same ids again, exactly once */
+	nodes[0].acked = 0;
+	nodes[1].delivered = 0;
+	memset(nodes[1].seen, 0, nodes[1].nseen);
+	again = run_transfer(500, 20 * SRD_NS_PER_S);
+	assert_exactly_once(again, 500);
+	cr_assert_not_null(to1->paths);
+	cr_assert_eq(nodes[0].tp.paths_held, 1);
+	cr_assert_gt(nodes[1].tp.cnt.rx_dup, dups + 1, "no duplicate was "
+		     "made by the network");
+	free(pkts);
+	free(again);
 	teardown_all();
 }

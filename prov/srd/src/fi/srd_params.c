@@ -119,7 +119,9 @@ static const struct srd_param_def srd_param_table[] = {
 	      "Once FI_SRD_MAX_PEERS peers are known, a peer silent this many "
 	      "milliseconds that holds nothing (no send session, message, "
 	      "operation, and never named by the application) gives its slot "
-	      "to a new peer; 0: never"),
+	      "to a new peer; any peer silent this long with nothing queued, "
+	      "in flight or timed also lets go of its path state and receive "
+	      "bitmap until it talks again; 0: never"),
 	P_STR("auth_key_file", auth_key_file, NULL, SRD_PARAM_UNSET,
 	      "File whose bytes (1 to 4096) are the job key when the "
 	      "application gives no auth_key: every packet then carries a "

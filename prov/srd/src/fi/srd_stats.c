@@ -67,7 +67,7 @@ static uint32_t stats_paths_down(const struct srd_tp *tp,
 {
 	uint32_t down = 0;
 
-	for (uint16_t i = 0; i < tp->wire->npaths; i++)
+	for (uint16_t i = 0; peer->paths && i < tp->wire->npaths; i++)
 		down += peer->paths[i].state == SRD_TP_PATH_DOWN;
 	return down;
 }
@@ -97,10 +97,16 @@ static void stats_peer_fill(const struct srd_tp *tp,
 	st->retx_probe = peer->retx_probe;
 }
 
+/* p NULL: the peer let go of its paths after an idle spell (srd_tp.h):
+ * zero counters, UP. */
 static void stats_path_fill(const struct srd_tp_path *p,
 			    struct fi_srd_path_stats *st)
 {
 	memset(st, 0, sizeof(*st));
+	if (!p) {
+		st->state = FI_SRD_PATH_UP;
+		return;
+	}
 	st->tx_pkts = p->tx_pkts;
 	st->tx_bytes = p->tx_bytes;
 	st->retx = p->retx;
@@ -180,7 +186,7 @@ static int stats_path(struct fid_ep *ep_fid, fi_addr_t addr, uint32_t path,
 	if (!ret && path >= ep->msg.tp.wire->npaths)
 		ret = -FI_EINVAL;
 	if (!ret)
-		stats_path_fill(&peer->paths[path], &st);
+		stats_path_fill(peer->paths ? &peer->paths[path] : NULL, &st);
 	srd_ep_unlock(ep);
 	if (!ret)
 		memcpy(stats, &st, size < sizeof(st) ? size : sizeof(st));
@@ -368,7 +374,7 @@ static void stats_print_paths(struct srd_ep *ep, struct srd_tp_peer *peer,
 	for (uint32_t j = 0; j < ep->wire->npaths; j++) {
 		struct fi_srd_path_stats s;
 
-		stats_path_fill(&peer->paths[j], &s);
+		stats_path_fill(peer->paths ? &peer->paths[j] : NULL, &s);
 		fprintf(f, "path addr=%s id=%u state=%s tx_pkts=%lu "
 			"tx_bytes=%lu retx=%lu losses=%lu acked=%lu "
 			"srtt_ns=%lu downs=%u loss_score=%u\n", addr, j,

@@ -83,6 +83,7 @@ enum srd_cntr_kind {
 };
 
 /* Per-peer message state; the transport's part comes first. */
+/* Ordered by size so that nothing pads (112 bytes became 96). */
 struct srd_peer {
 	struct srd_tp_peer tp;
 	uint32_t tx_msg_id;		/* next message number to send */
@@ -91,23 +92,23 @@ struct srd_peer {
 	 * cfg.reorder_max + 1 slots by msg_id, each a list of one
 	 * message's packets; NULL while none is held (srd_peer.c). */
 	struct srd_reorder_pkt **held;
-	uint32_t held_pkts;
 	size_t reorder_bytes;
 	/* its part of the unexpected store (srd_unexp.c) */
 	size_t unexp_bytes;
+	uint32_t held_pkts;
 	uint32_t unexp_msgs;
 	struct srd_dlist txes;		/* live sends to this peer */
-	bool reorder_stalled;		/* a held packet waits for resources */
 	struct srd_dlist stall_entry;	/* ep->reorder_stalled while so */
-	bool watch_mark;		/* srd_peer_watch.c: a receive waits on it */
+	fi_addr_t fi_addr;		/* cached AV index, see av_gen */
+	uint64_t av_gen;
 	/* Whether its slot may go to a new peer (srd_peer_reclaimable):
 	 * never once the application named it (an AV address it sent to or
 	 * received from), nor while receive entries or RMA targets name it
 	 * (refs). */
-	bool pinned;
 	uint32_t refs;
-	fi_addr_t fi_addr;		/* cached AV index, see av_gen */
-	uint64_t av_gen;
+	bool pinned;
+	bool reorder_stalled;		/* a held packet waits for resources */
+	bool watch_mark;		/* srd_peer_watch.c: a receive waits on it */
 };
 
 static inline struct srd_peer *srd_peer_of(struct srd_tp_peer *tp_peer)

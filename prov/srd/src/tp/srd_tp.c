@@ -485,6 +485,7 @@ int srd_tp_progress(struct srd_tp *tp)
 	if (!tp->rx_backlog_ns || now - tp->rx_backlog_ns >=
 	    SRD_TP_BACKLOG_MAX_NS)
 		work += tp_run_timers(tp, now);
+	srd_tp_peers_compact(tp, now);
 	srd_tp_tx_release(tp);
 	return work;
 }

@@ -56,6 +56,7 @@
 #define SRD_TP_RETIRED			4	/* past (conn, session) kept */
 #define SRD_TP_PEER_IDLE_NS_DEFAULT	(10 * SRD_NS_PER_S) /* reclaimable after */
 #define SRD_TP_RECLAIM_SCAN		64	/* candidates looked at per new peer */
+#define SRD_TP_COMPACT_SCAN		16	/* idle peers looked at per progress call */
 
 /* Congestion control (spec 5.14): delay-based AIMD on a per-peer window. */
 #define SRD_TP_CWND_INIT_DEFAULT	32	/* packets */
@@ -110,16 +111,16 @@ enum srd_tp_path_state {
 struct srd_tp_path {
 	uint64_t tx_pkts, tx_bytes, retx, losses, acked;
 	uint64_t srtt_ns;		/* of first transmissions acked */
-	uint32_t tx_seq;		/* packets sent on it: stamps each send */
-	uint32_t acked_seq;		/* 1 + the latest stamp acked */
 	uint64_t unacked_since_ns;	/* outstanding packets, no ack since */
 	uint64_t probe_at_ns;		/* DOWN: when the next probe may go */
+	uint32_t tx_seq;		/* packets sent on it: stamps each send */
+	uint32_t acked_seq;		/* 1 + the latest stamp acked */
 	uint32_t consec_losses;		/* since the last ack on this path */
 	uint32_t loss_score;		/* decaying: steers traffic away */
+	uint16_t downs;			/* times marked DOWN */
 	uint8_t state;
 	uint8_t skips;			/* turns passed over in round robin */
 	uint8_t delay_skips;		/* turns to pass over for its queueing */
-	uint16_t downs;			/* times marked DOWN */
 };
 
 /* One sequenced packet, owned by the layer above (embedded in its packet
@@ -144,6 +145,12 @@ struct srd_tp_pkt {
 	struct srd_mac_trailer mac;
 };
 
+/* Grouped by use, and within a group by size, so that no field pads
+ * (656 bytes became 616).  What only a talking peer needs is allocated
+ * on use and dropped after peer_idle_ns of silence (srd_tp_peer.c):
+ * tx_ring (while packets are in flight), paths (while it sends, and
+ * peer_idle_ns after) and the receive window's ring (while it has a
+ * hole, and peer_idle_ns after). */
 struct srd_tp_peer {
 	struct srd_hnode hnode;		/* srd_tp.peers, by address */
 	struct srd_heap_node timer;	/* earliest of the deadlines below */
@@ -153,19 +160,19 @@ struct srd_tp_peer {
 	/* send session */
 	enum srd_tp_tx_state tx_state;
 	uint64_t tx_token;		/* its secret: in every packet of it */
-	uint32_t tx_remote_conn;	/* learned from HS_RESP */
 	uint64_t tx_features;		/* the peer's feature bits, from HS_RESP */
+	uint32_t tx_remote_conn;	/* learned from HS_RESP */
 	uint32_t tx_session;
 	uint32_t tx_next_psn;
 	uint32_t tx_una;		/* oldest unacked psn */
 	uint32_t tx_inflight;		/* sent, not acked (tx_lost included) */
 	uint32_t tx_lost_cnt;		/* of those, declared lost, not resent */
-	uint32_t tx_window;		/* min(ours, the peer's rx_window) */
 	uint64_t tx_inflight_bytes;
 	uint64_t tx_bytes_limit;	/* half the peer's receive buffering */
+	uint32_t tx_window;		/* min(ours, the peer's rx_window) */
+	uint32_t tx_answers;		/* answers in tx_queue */
 	struct srd_dlist tx_queue;	/* answers first, then in send order */
 	struct srd_dlist *tx_answers_tail; /* last answer queued, if any */
-	uint32_t tx_answers;		/* answers in tx_queue */
 	struct srd_dlist tx_inflight_list;
 	struct srd_dlist tx_lost;	/* resent before anything new */
 	/* SRD_TP_WINDOW_MAX slots by psn while packets are in flight; NULL
@@ -175,35 +182,37 @@ struct srd_tp_peer {
 	uint64_t hs_deadline;
 	uint64_t hs_rto;
 	uint64_t hs_cookie_mac;		/* the peer's cookie, echoed in HS_REQ */
-	uint32_t hs_cookie_time;
 	uint64_t hs_sample_ns;		/* last HS_REQ sent, if never resent */
+	uint32_t hs_cookie_time;
 	bool hs_cookie_sent;		/* a cookie was answered this timeout */
+	uint8_t probes_sent;		/* tail loss probes since the last ack */
+	uint8_t rto_streak;		/* silent timeouts since the last ack */
+	uint8_t burst_left;		/* new packets still due on burst_path */
 	uint64_t srtt_ns;		/* 0 until the first sample */
 	uint64_t rttvar_ns;
 	uint64_t rto_ns;		/* current, with backoff */
 	uint64_t ack_progress_ns;	/* last time an ack freed a packet */
 	uint64_t acked_sent_ns;		/* latest send time of a packet acked */
-	uint8_t probes_sent;		/* tail loss probes since the last ack */
-	uint8_t rto_streak;		/* silent timeouts since the last ack */
-	uint8_t burst_left;		/* new packets still due on burst_path */
-	uint16_t burst_path;
 	double cwnd_undo, ssthresh_undo;	/* before the last timeout's cut */
 	uint64_t last_heard_ns;		/* last valid packet from the peer */
+	/* wire->npaths while it sends (and peer_idle_ns after); NULL when
+	 * idle: every path is then taken for UP (srd_tp_path.c) */
+	struct srd_tp_path *paths;
 	uint32_t path_next;
 	uint32_t ack_path_next;
-	struct srd_tp_path *paths;	/* wire->npaths */
 	uint32_t path_samples;		/* RTT samples since the last reweighing */
+	uint16_t burst_path;
 	uint16_t good_path;		/* the last path a first send was acked on */
 	uint16_t paths_down;		/* how many are DOWN */
 
 	/* congestion control */
+	bool cc_above;			/* the last delay sample was over target */
+	uint32_t cc_losses;		/* fast retransmits in this RTT */
 	double cwnd;			/* packets */
 	double ssthresh;
 	uint64_t base_rtt_ns;		/* least RTT seen lately */
 	uint64_t base_rtt_at_ns;
 	uint64_t cc_cut_ns;		/* last decrease: at most one per RTT */
-	bool cc_above;			/* the last delay sample was over target */
-	uint32_t cc_losses;		/* fast retransmits in this RTT */
 	uint64_t cc_loss_epoch_ns;
 	uint64_t last_fabric_rtt_ns;	/* RTT less the receiver's host delay */
 	uint64_t net_srtt_ns;		/* smoothed, of those */
@@ -216,22 +225,23 @@ struct srd_tp_peer {
 
 	/* receive session */
 	bool rx_active;
+	bool rx_rnr;			/* the next ack says receiver-not-ready */
+	bool ack_twice;			/* the next ack goes on two paths */
+	bool ack_now;
 	uint32_t rx_conn;
 	uint32_t rx_session;
-	uint64_t rx_token;		/* the sender's tx_token */
 	uint32_t rx_cookie_time;	/* the cookie that opened it */
+	uint64_t rx_token;		/* the sender's tx_token */
 	/* Receive sessions that ended: a replayed handshake of one must not
 	 * reopen it (its packets would be delivered again). */
 	struct { uint32_t conn, session; } rx_retired[SRD_TP_RETIRED];
-	uint8_t rx_retired_next;
+	/* its ring of bits only while a hole needs it (srd_seqwin.h) */
 	struct srd_seqwin rx_win;
+	uint8_t rx_retired_next;
 	uint32_t rx_unacked;
 	uint32_t rx_refused_psn;	/* sent back in an RNR ack */
 	uint32_t rx_newest_psn;		/* latest arrival and its host time, */
 	uint64_t rx_newest_ns;		/* echoed in acks (0: none since) */
-	bool rx_rnr;			/* the next ack says receiver-not-ready */
-	bool ack_twice;			/* the next ack goes on two paths */
-	bool ack_now;
 	uint64_t ack_deadline;		/* 0: none pending */
 	struct srd_dlist ack_entry;	/* srd_tp.ack_list while ack_now */
 };
@@ -307,6 +317,8 @@ struct srd_tp_counters {
 	uint64_t rx_drop_auth;		/* no valid MAC (spec 5.15) */
 	uint64_t rx_drop_version;	/* another protocol version */
 	uint64_t peers_reclaimed;	/* idle peers whose slot was reused */
+	uint64_t peers_compacted;	/* idle peers that let go of their
+					 * paths and window ring */
 };
 
 struct srd_tp {
@@ -345,6 +357,13 @@ struct srd_tp {
 	 * sends (linked through slot 0); rings: how many exist. */
 	struct srd_tp_pkt **ring_free;
 	uint32_t rings;
+	uint32_t paths_held;		/* peers with a paths array */
+	/* Compaction of idle peers (srd_tp_peers_compact): the next slot
+	 * to look at, how many of this round are left, and when the next
+	 * round may start. */
+	uint32_t compact_hand;
+	uint32_t compact_left;
+	uint64_t compact_at_ns;
 	/* The last poll stopped with datagrams still waiting (since when;
 	 * 0: drained).  Our timers wait meanwhile: the acks they would
 	 * give up on may be in the queue (SRD_TP_BACKLOG_MAX_NS at most). */
@@ -376,8 +395,9 @@ struct srd_tp_peer *srd_tp_peer_get(struct srd_tp *tp,
 struct srd_tp_peer *srd_tp_peer_find(struct srd_tp *tp,
 				     const union srd_wire_addr *addr);
 /* Bytes of memory the transport holds for this peer: its structure (the
- * layer above's part included), send ring, paths and receive window,
- * and its slot in the peer table.  Packets belong to the layer above. */
+ * layer above's part included), its slot in the peer table, and what it
+ * holds on use: send ring, paths, the receive window's ring.  Packets
+ * belong to the layer above. */
 size_t srd_tp_peer_bytes(const struct srd_tp *tp,
 			 const struct srd_tp_peer *peer);
 static inline struct srd_tp_peer *srd_tp_peer_at(struct srd_tp *tp,

@@ -15,19 +15,47 @@
  * deliver.  Acks and handshakes, which have no packet number of their
  * own, rotate over the usable paths.
  * It owns each peer's paths array; it must not touch the windows.
+ *
+ * The paths array exists only while the peer has packets to send or
+ * has sent lately (srd_tp_paths_get, from the send window when it takes
+ * a ring): a peer idle for peer_idle_ns with no path DOWN gives it back
+ * (srd_tp_paths_put, from srd_tp_peer.c's compaction), and its next
+ * send starts from fresh paths, all UP.  Without it, every path counts
+ * as UP for acks and handshakes.
  */
 #include "config.h"
 #include "srd_tp_int.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int srd_tp_paths_init(struct srd_tp *tp, struct srd_tp_peer *peer)
+int srd_tp_paths_get(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
+	if (peer->paths)
+		return 0;
 	peer->paths = calloc(tp->wire->npaths, sizeof(*peer->paths));
-	return peer->paths ? 0 : -ENOMEM;
+	if (!peer->paths)
+		return -ENOMEM;
+	tp->paths_held++;
+	return 0;
+}
+
+void srd_tp_paths_put(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	if (!peer->paths)
+		return;
+	/* only a peer with nothing in flight and no path DOWN (no probe
+	 * due) lets go: what goes is RTTs, loss scores and counters */
+	assert(!peer->tx_ring && !peer->paths_down);
+	free(peer->paths);
+	peer->paths = NULL;
+	peer->good_path = SRD_TP_PATH_NONE;
+	peer->burst_left = 0;
+	peer->path_samples = 0;
+	tp->paths_held--;
 }
 
 /* Turns round robin passes over a path before using it once: for its
@@ -146,7 +174,7 @@ uint16_t srd_tp_path_pick_ctrl(struct srd_tp *tp, struct srd_tp_peer *peer)
 	for (uint16_t tries = 0; tries < n; tries++) {
 		uint16_t i = (uint16_t)(peer->ack_path_next++ % n);
 
-		if (peer->paths[i].state != SRD_TP_PATH_DOWN)
+		if (!peer->paths || peer->paths[i].state != SRD_TP_PATH_DOWN)
 			return i;
 	}
 	return (uint16_t)(peer->ack_path_next++ % n);
@@ -306,8 +334,9 @@ void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 				   probe->session, base->src_conn);
 		return;
 	}
+	/* no paths array: none is DOWN, the echo has nothing to bring up */
 	if (probe->session != peer->tx_session ||
-	    probe->path >= tp->wire->npaths) {
+	    probe->path >= tp->wire->npaths || !peer->paths) {
 		tp->cnt.rx_drop_conn++;
 		return;
 	}

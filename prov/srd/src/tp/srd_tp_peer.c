@@ -75,6 +75,16 @@ static int tp_peer_table_grow(struct srd_tp *tp)
 	return 0;
 }
 
+/* A peer's memory back (it is in no table, list or heap any more). */
+static void tp_peer_free(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	if (peer->paths)
+		tp->paths_held--;
+	srd_seqwin_fini(&peer->rx_win);
+	free(peer->paths);
+	free(peer);
+}
+
 /* Whether a peer holds nothing and has said nothing for peer_idle_ns:
  * no send session, nothing queued or timed, and the layer above agrees
  * (no operation, message or reference of its own names it). */
@@ -119,9 +129,7 @@ static uint32_t tp_peer_reclaim(struct srd_tp *tp)
 		if (tp->last_peer == peer)
 			tp->last_peer = NULL;
 		srd_dlist_remove(&peer->ack_entry);
-		srd_seqwin_fini(&peer->rx_win);
-		free(peer->paths);
-		free(peer);
+		tp_peer_free(tp, peer);
 		tp->peer_table[i] = NULL;
 		tp->cnt.peers_reclaimed++;
 		return i;
@@ -147,12 +155,10 @@ static struct srd_tp_peer *tp_peer_alloc(struct srd_tp *tp,
 
 	if (!peer)
 		return NULL;
-	if (srd_tp_paths_init(tp, peer) ||
-	    srd_seqwin_init(&peer->rx_win, SRD_TP_WINDOW_MAX, 0) ||
+	/* no paths array, no window ring: both come on use */
+	if (srd_seqwin_init_lazy(&peer->rx_win, SRD_TP_WINDOW_MAX, 0) ||
 	    (index = tp_peer_slot(tp)) == UINT32_MAX) {
-		srd_seqwin_fini(&peer->rx_win);
-		free(peer->paths);
-		free(peer);
+		tp_peer_free(tp, peer);
 		return NULL;
 	}
 	peer->addr = *addr;
@@ -210,8 +216,61 @@ size_t srd_tp_peer_bytes(const struct srd_tp *tp,
 {
 	return tp->cfg.peer_size + sizeof(*tp->peer_table) +
 	       (peer->tx_ring ? SRD_TP_WINDOW_MAX * sizeof(*peer->tx_ring) : 0) +
-	       (size_t)tp->wire->npaths * sizeof(*peer->paths) +
-	       peer->rx_win.size / 8;
+	       (peer->paths ? (size_t)tp->wire->npaths * sizeof(*peer->paths) :
+			      0) +
+	       srd_seqwin_bytes(&peer->rx_win);
+}
+
+/*
+ * Compaction of idle peers: what a peer needs only while it talks goes
+ * once it has been silent for peer_idle_ns: the paths array once
+ * nothing is queued, in flight or timed and no path is DOWN (a DOWN
+ * path's probes are due, and what it learned is worth keeping), and
+ * the receive window's ring once no hole needs it (the cumulative point
+ * stays: duplicates are still told, spec 5.6).  Both come back on the
+ * next packet.  A hand visits a few peers per progress call and every
+ * peer about every peer_idle_ns / 4, so compaction costs a bounded look
+ * per call however many peers there are.
+ */
+static bool tp_peer_tx_quiet(const struct srd_tp_peer *peer)
+{
+	return peer->tx_state != SRD_TP_TX_HS_SENT && !peer->tx_ring &&
+	       srd_dlist_empty(&peer->tx_queue) && !peer->paths_down &&
+	       !srd_heap_node_queued(&peer->timer);
+}
+
+static void tp_peer_compact(struct srd_tp *tp, struct srd_tp_peer *peer,
+			    uint64_t now)
+{
+	bool had = peer->paths || peer->rx_win.bits;
+
+	if (now - peer->last_heard_ns < tp->cfg.peer_idle_ns)
+		return;
+	if (peer->paths && tp_peer_tx_quiet(peer))
+		srd_tp_paths_put(tp, peer);
+	if (!peer->ack_now && !peer->rx_unacked)
+		srd_seqwin_trim(&peer->rx_win);
+	if (had && !peer->paths && !peer->rx_win.bits)
+		tp->cnt.peers_compacted++;
+}
+
+void srd_tp_peers_compact(struct srd_tp *tp, uint64_t now)
+{
+	if (!tp->cfg.peer_idle_ns || !tp->npeers || now < tp->compact_at_ns)
+		return;
+	if (!tp->compact_left) {	/* a new round */
+		tp->compact_left = tp->npeers;
+		tp->compact_hand = 0;
+	}
+	for (int k = 0; k < SRD_TP_COMPACT_SCAN && tp->compact_left; k++) {
+		uint32_t i = tp->compact_hand++;
+
+		tp->compact_left--;
+		if (i < tp->npeers && tp->peer_table[i])
+			tp_peer_compact(tp, tp->peer_table[i], now);
+	}
+	if (!tp->compact_left)
+		tp->compact_at_ns = now + tp->cfg.peer_idle_ns / 4;
 }
 
 const char *srd_tp_tx_state_str(enum srd_tp_tx_state state)
@@ -397,7 +456,7 @@ void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err,
 	srd_tp_ring_put(tp, peer);
 	peer->rto_ns = peer->srtt_ns ? peer->rto_ns : SRD_TP_RTO_INIT_NS;
 	/* a new session starts with every path usable */
-	for (uint16_t i = 0; i < tp->wire->npaths; i++) {
+	for (uint16_t i = 0; peer->paths && i < tp->wire->npaths; i++) {
 		peer->paths[i].state = SRD_TP_PATH_UP;
 		peer->paths[i].consec_losses = 0;
 	}

@@ -61,6 +61,13 @@ void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
 	case SRD_SEQWIN_NEW:
 		break;
 	}
+	/* The window's ring comes back with the first hole after an idle
+	 * spell (srd_tp_peer.c): without memory for it the packet is not
+	 * delivered, as if lost (the sender resends it). */
+	if (srd_seqwin_reserve(&peer->rx_win, base->psn)) {
+		tp->cnt.rx_drop_window++;
+		return;
+	}
 	ret = tp->ops->recv(tp->ctx, peer, buf, len);
 	if (ret == -EAGAIN) {
 		/* No room above us: say so now, so that the sender waits

@@ -89,6 +89,9 @@ static int tp_ring_get(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
 	struct srd_tp_pkt **ring = tp->ring_free;
 
+	/* the paths too, if an idle spell took them (srd_tp_path.c) */
+	if (srd_tp_paths_get(tp, peer))
+		return -ENOMEM;
 	if (ring) {
 		tp->ring_free = (struct srd_tp_pkt **)ring[0];
 		ring[0] = NULL;
@@ -519,6 +522,8 @@ static void tp_paths_check_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	struct srd_dlist *e, *next;
 
+	if (!peer->paths)	/* idle: nothing in flight on any path */
+		return;
 	for (uint16_t i = 0; i < tp->wire->npaths; i++) {
 		struct srd_tp_path *p = &peer->paths[i];
 		uint32_t lost = 0;
