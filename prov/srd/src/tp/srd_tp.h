@@ -44,7 +44,7 @@
 #define SRD_TP_ACK_DELAY_NS_DEFAULT	(20 * SRD_NS_PER_US)
 #define SRD_TP_ACK_EVERY		8	/* ack at once after this many */
 #define SRD_TP_BACKLOG_MAX_NS		(20 * SRD_NS_PER_MS)
-#define SRD_TP_DUPTHRESH		2	/* later packets of its path acked: lost */
+#define SRD_TP_DUPTHRESH		1	/* later packets of its path acked: lost */
 #define SRD_TP_PROBE_MIN_NS		(200 * SRD_NS_PER_US) /* tail loss probe floor */
 #define SRD_TP_PROBES_MAX		2	/* per ack progress */
 #define SRD_TP_RX_BATCH			32	/* datagrams per wire poll */
@@ -94,7 +94,7 @@ enum srd_tp_pkt_state {
 	SRD_TP_PKT_INFLIGHT,
 };
 
-#define SRD_TP_PKT_F_FAST_RETX	(1u << 0)	/* resent on a SACK hole */
+/* bit 0 unused (it marked a fast resend, which is no longer special) */
 #define SRD_TP_PKT_F_LOST	(1u << 1)	/* in tx_lost: waits to be resent */
 #define SRD_TP_PKT_F_STAGED	(1u << 2)	/* in srd_tp.tx_stage, not posted */
 /* An answer the peer never refuses (an RMA response, spec 5.11): it

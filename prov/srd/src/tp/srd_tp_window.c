@@ -150,7 +150,6 @@ static void tp_retransmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 static void tp_mark_lost(struct srd_tp_peer *peer, struct srd_tp_pkt *pkt)
 {
 	pkt->flags |= SRD_TP_PKT_F_LOST;
-	pkt->flags &= ~SRD_TP_PKT_F_FAST_RETX;
 	srd_dlist_remove(&pkt->entry);
 	srd_dlist_insert_tail(&peer->tx_lost, &pkt->entry);
 	peer->tx_lost_cnt++;
@@ -563,8 +562,11 @@ static void tp_fast_retransmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 	     psn++) {
 		struct srd_tp_pkt *pkt = peer->tx_ring[psn % SRD_TP_WINDOW_MAX];
 
-		if (!pkt || (pkt->flags & (SRD_TP_PKT_F_FAST_RETX |
-					   SRD_TP_PKT_F_LOST)))
+		/* A resend is judged like a first copy, on the path it took
+		 * (its path and path_seq are the resend's): lost again, it
+		 * goes again, not after a timeout that meanwhile backs off
+		 * while its hole holds the window's una. */
+		if (!pkt || (pkt->flags & SRD_TP_PKT_F_LOST))
 			continue;
 		/* A copy sent after everything acked so far may still be on
 		 * its way (as in RACK). */
@@ -575,7 +577,6 @@ static void tp_fast_retransmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 		if (!tp_path_overtaken(peer, pkt, SRD_TP_DUPTHRESH))
 			continue;
 		srd_tp_path_lost(tp, peer, pkt->path, now);
-		pkt->flags |= SRD_TP_PKT_F_FAST_RETX;
 		tp_retransmit(tp, peer, pkt, now);
 		peer->retx_fast++;
 		tp->cnt.retx_fast++;
