@@ -54,10 +54,13 @@
 #                       "hosts" on every host link (0 = none)
 #   counters            one line per link l1..lK:
 #                         link r1_tx_bytes r2_tx_bytes r1_tx_packets
-#                         r2_tx_packets loss_drops bh_drops
+#                         r2_tx_packets loss_drops bh_drops r1_loss_drops
+#                         r2_loss_drops
 #                       (tx = what each router sent onto the link; drops =
 #                       packets the loss / blackhole rules dropped, both
-#                       routers); a header line starts with '#'
+#                       routers, then the loss drops of R1 and of R2:
+#                       R1's are what hosts A.. sent); a header line
+#                       starts with '#'
 #   flows               UDP flows seen per link: "R LINK SRC:SPORT DST:DPORT"
 #                       (R = r1 for A->B, r2 for B->A); flushflows clears
 #   selftest            ping from every A-side host to B, then UDP from 16*K
@@ -485,7 +488,7 @@ loss_drops() {	# packets all loss rules dropped so far
 do_counters() {
 	local i lp lq bp bq
 	need_bed
-	echo "# link r1_tx_bytes r2_tx_bytes r1_tx_packets r2_tx_packets loss_drops bh_drops"
+	echo "# link r1_tx_bytes r2_tx_bytes r1_tx_packets r2_tx_packets loss_drops bh_drops r1_loss_drops r2_loss_drops"
 	for i in $(links); do
 		lp=$(nft_counter "$NS_R1" "loss_l$i")
 		lq=$(nft_counter "$NS_R2" "loss_l$i")
@@ -495,7 +498,8 @@ do_counters() {
 			"$(stat_of "$NS_R2" "l$i" tx_bytes)" \
 			"$(stat_of "$NS_R1" "l$i" tx_packets)" \
 			"$(stat_of "$NS_R2" "l$i" tx_packets)" \
-			"$(( ${lp:-0} + ${lq:-0} ))" "$(( ${bp:-0} + ${bq:-0} ))"
+			"$(( ${lp:-0} + ${lq:-0} ))" "$(( ${bp:-0} + ${bq:-0} ))" \
+			"${lp:-0}" "${lq:-0}"
 	done
 }
 
