@@ -25,6 +25,9 @@
 #      routers, 4 parallel links): integrity under 1 % and 5 % loss,
 #      spraying over the links, failover when a link black-holes, incast
 #      into a rate-limited receiver, a dead peer and a restarted one,
+#      the multi-rail bed (fabtests/scripts/srd_rails_bench.sh -q: two
+#      namespaces joined by two rate-limited veth rails; one domain over
+#      both, every message arrives when a rail dies mid-stream),
 #      and 40 s of the soak (fabtests/scripts/srd_soak.sh), and README's
 #      two-hosts recipe (fabtests/scripts/srd_hosts_recipe.sh: fi_pingpong,
 #      sft -b, Open MPI across two namespaces whose nftables rule sets
@@ -200,6 +203,15 @@ ecmp() {
 		fabtests/scripts/sft_ecmp.sh -p srd
 }
 
+rails() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "SKIP: the multi-rail bed needs root (network namespaces)"
+		return 0
+	fi
+	FI_PROVIDER_PATH=$top/build/.libs SFT_BINDIR=$top/build/fabtests \
+		fabtests/scripts/srd_rails_bench.sh -q
+}
+
 hosts_recipe() {	# README's "Two hosts" recipe across two namespaces
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "SKIP: the two-hosts recipe needs root (network namespaces)"
@@ -319,6 +331,7 @@ stage "verbs wire on a real RDMA device (contrib/verbs_hw_check.sh; SKIP without
 stage "loss test (5% UDP loss in a namespace)" loss
 stage "soak: clients that come and go, msg/tagged/RMA/atomics, 1% loss (${SRD_SOAK_SECONDS:-40} s)" soak
 stage "ECMP test bed (4 links: loss, spraying, failover, incast, dead and restarted peers)" ecmp
+stage "multi-rail bed (two veth rails: fi_info domain, two rails' bandwidth, a rail dies mid-stream)" rails
 stage "two hosts behind port-range firewalls (README recipe: fi_pingpong, sft -b, Open MPI)" hosts_recipe
 stage "build the MPI test programs" fabtests/mpi/mpi_build.sh build/mpi &&
 	{

@@ -61,3 +61,21 @@ sft_lossy_dropped() {
 	ip netns exec "$ns" nft list chain inet sftlossy lossy |
 		sed -n 's/.*counter packets \([0-9]*\).*/\1/p' | head -n1
 }
+
+# The benchmarks' summaries (srd_fault_bench.sh, srd_rails_bench.sh).
+# sft_mmm "V1 V2 ...": "min / median / max" of the values, "-" if none.
+sft_mmm() {
+	tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g |
+		awk '{ v[NR] = $1 } END { if (!NR) { print "-"; exit }
+			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "%s / %s / %s", v[1], m, v[NR] }'
+}
+
+# sft_every "V1 V2 ..." OP LIMIT RUNS: MET when there are RUNS values and
+# each satisfies OP LIMIT (OP <= or >=), else "MISSED (k of RUNS runs)".
+sft_every() {
+	tr ' ' '\n' <<<"$1" | sed '/^$/d' |
+		awk -v op="$2" -v lim="$3" -v want="$4" '
+			{ n++; if ((op == "<=" && $1 > lim) || (op == ">=" && $1 < lim)) bad++ }
+			END { if (n == want && !bad) print "MET"; else printf "MISSED (%d of %d runs)\n", n - bad, want }'
+}

@@ -201,27 +201,13 @@ for run in $(seq 1 "$runs"); do
 	done < <(tr ' ' '\n' <<<"$provs" | sed '/^$/d')
 done
 
-# min/median/max of a list
-mmm() {
-	tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g |
-		awk '{ v[NR] = $1 } END { if (!NR) { print "-"; exit }
-			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-			printf "%s / %s / %s", v[1], m, v[NR] }'
-}
-# all VALUES satisfy OP LIMIT (and there are RUNS of them)
-every() {
-	tr ' ' '\n' <<<"$1" | sed '/^$/d' |
-		awk -v op="$2" -v lim="$3" -v want="$runs" '
-			{ n++; if ((op == "<=" && $1 > lim) || (op == ">=" && $1 < lim)) bad++ }
-			END { if (n == want && !bad) print "MET"; else printf "MISSED (%d of %d runs)\n", n - bad, want }'
-}
 
 echo
 printf '%-14s %-10s %s\n' provider metric "min / median / max over the runs"
 while read -r prov; do
 	for key in bw0 bw1 bw5 frac1 frac5 resend1 resend5 blackhole linkdown ratedrop; do
 		[ -n "${V[$prov,$key]:-}" ] || continue
-		printf '%-14s %-10s %s\n' "$prov" "$key" "$(mmm "${V[$prov,$key]}")"
+		printf '%-14s %-10s %s\n' "$prov" "$key" "$(sft_mmm "${V[$prov,$key]}")"
 	done
 	for fault in blackhole linkdown ratedrop; do
 		[ -n "${V[$prov,${fault}_stuck]:-}" ] &&
@@ -237,14 +223,14 @@ if [[ " $provs " == *" srd "* ]]; then
 			[ -n "${B0[srd,$run]:-}" ] && [ -n "${B0[net,$run]:-}" ] &&
 				add srd spray "$(awk -v a="${B0[srd,$run]}" -v b="${B0[net,$run]}" 'BEGIN { printf "%.2f", a / b }')"
 		done
-		printf '  %-44s %s  (%s)\n' "spraying: lossless srd / net >= 3.5x" "$(every "${V[srd,spray]:-}" ">=" 3.5)" "$(mmm "${V[srd,spray]:-}")"
+		printf '  %-44s %s  (%s)\n' "spraying: lossless srd / net >= 3.5x" "$(sft_every "${V[srd,spray]:-}" ">=" 3.5 "$runs")" "$(sft_mmm "${V[srd,spray]:-}")"
 	fi
-	printf '  %-44s %s\n' "1 % loss: bandwidth >= 90 % of lossless" "$(every "${V[srd,frac1]:-}" ">=" 0.90)"
-	printf '  %-44s %s\n' "5 % loss: bandwidth >= 75 % of lossless" "$(every "${V[srd,frac5]:-}" ">=" 0.75)"
-	printf '  %-44s %s\n' "resend ratio at 1 % loss <= 1.1" "$(every "${V[srd,resend1]:-}" "<=" 1.1)"
-	printf '  %-44s %s\n' "resend ratio at 5 % loss <= 1.1" "$(every "${V[srd,resend5]:-}" "<=" 1.1)"
+	printf '  %-44s %s\n' "1 % loss: bandwidth >= 90 % of lossless" "$(sft_every "${V[srd,frac1]:-}" ">=" 0.90 "$runs")"
+	printf '  %-44s %s\n' "5 % loss: bandwidth >= 75 % of lossless" "$(sft_every "${V[srd,frac5]:-}" ">=" 0.75 "$runs")"
+	printf '  %-44s %s\n' "resend ratio at 1 % loss <= 1.1" "$(sft_every "${V[srd,resend1]:-}" "<=" 1.1 "$runs")"
+	printf '  %-44s %s\n' "resend ratio at 5 % loss <= 1.1" "$(sft_every "${V[srd,resend5]:-}" "<=" 1.1 "$runs")"
 	for fault in blackhole linkdown ratedrop; do
-		printf '  %-44s %s\n' "$fault: longest gap <= 10 ms" "$(every "${V[srd,$fault]:-}" "<=" 10)"
+		printf '  %-44s %s\n' "$fault: longest gap <= 10 ms" "$(sft_every "${V[srd,$fault]:-}" "<=" 10 "$runs")"
 	done
 fi
 echo "=== $(( $(date +%s) - t_start )) s; $failures runs failed"

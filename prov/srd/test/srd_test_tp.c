@@ -644,6 +644,15 @@ static void send_burst(int from, int to, struct test_pkt *pkts,
 		srd_tp_send(&nodes[from].tp, peer, &pkts[id].tp);
 }
 
+/* Counts of a 0 -> 1 transfer back to zero, for the same packets again. */
+static void pair_rearm(struct test_pkt *pkts, uint32_t count)
+{
+	memset(nodes[1].seen, 0, nodes[1].nseen);
+	nodes[0].acked = nodes[1].delivered = 0;
+	for (uint32_t i = 0; i < count; i++)
+		pkts[i].done_calls = 0;
+}
+
 /* One of 16 paths black-holed in both directions (an ECMP link that
  * drops everything): the transfer completes, delivery never stalls for
  * long, the path is taken down and carries almost nothing from then on;
@@ -689,10 +698,7 @@ Test(tp, black_holed_path_goes_down_and_comes_back)
 	/* The link heals: after a probe interval the path is used again. */
 	srd_memnet_set_path_drop(net, 0);
 	srd_memnet_advance(net, 2 * SRD_TP_PATH_PROBE_NS);
-	memset(nodes[1].seen, 0, nodes[1].nseen);
-	nodes[0].acked = nodes[1].delivered = 0;
-	for (uint32_t i = 0; i < count; i++)
-		pkts[i].done_calls = 0;
+	pair_rearm(pkts, count);
 	bad_pkts = bad->tx_pkts;
 	send_burst(0, 1, pkts, count);
 	while (nodes[0].acked < count &&
@@ -1322,5 +1328,183 @@ Test(tp, idle_peer_lets_go_of_paths_and_window_ring)
 		     "made by the network");
 	free(pkts);
 	free(again);
+	teardown_all();
+}
+
+/* --- multi-rail (spec 5.16) --------------------------------------------- */
+
+/* Node i's address on rail 1: another subnet, another port. */
+static union srd_wire_addr node_rail1_addr(int i)
+{
+	union srd_wire_addr a = node_addr(i);
+
+	a.sin.sin_addr.s_addr = htonl(0x0a010001 + i);
+	a.sin.sin_port = htons(6000);
+	return a;
+}
+
+/* Node i on two rails of per paths each (rail 0 at node_addr(i)). */
+static void node_open_rails(int i, uint16_t per)
+{
+	union srd_wire_addr a0 = node_addr(i), a1 = node_rail1_addr(i);
+	struct srd_wire *rails[2];
+	struct srd_tp_cfg cfg;
+
+	srd_tp_cfg_default(&cfg);
+	cfg.peer_timeout_ns = 5 * SRD_NS_PER_S;
+	cr_assert_eq(srd_wire_mem_open(net, &a0, per, &rails[0]), 0);
+	cr_assert_eq(srd_wire_mem_open(net, &a1, per, &rails[1]), 0);
+	cr_assert_eq(srd_wire_rails_open(rails, 2, &nodes[i].wire), 0);
+	cr_assert_eq(nodes[i].wire->npaths, 2 * per);
+	cr_assert_eq(srd_wire_rail_paths(nodes[i].wire), per);
+	cr_assert(srd_wire_addr_equal(&nodes[i].wire->addr, &a0));
+	cr_assert_eq(srd_tp_init(&nodes[i].tp, nodes[i].wire, &cfg, &t_ops,
+				 &nodes[i]), 0);
+	nodes[i].nseen = 100000;
+	nodes[i].seen = calloc(nodes[i].nseen, 1);
+}
+
+static uint64_t rail_pkts(const struct srd_tp_peer *peer, int rail,
+			  uint16_t per)
+{
+	uint64_t n = 0;
+
+	for (uint16_t p = 0; p < per; p++)
+		n += peer->paths[rail * per + p].tx_pkts;
+	return n;
+}
+
+/* Two multi-rail endpoints learn each other's rails from the handshake
+ * and spray over both; when one rail's link dies mid-transfer, its
+ * paths go DOWN, every packet still arrives exactly once, and delivery
+ * never waits long (virtual time); a peer of one rail is reached on
+ * rail 0 alone. */
+Test(tp, multi_rail_sprays_over_both_and_survives_one_dying)
+{
+	const uint32_t count = 20000;
+	const uint16_t per = 8;
+	struct test_pkt *pkts = make_pkts(count, 200);
+	union srd_wire_addr a0 = node_addr(0), a1 = node_addr(1);
+	union srd_wire_addr r1 = node_rail1_addr(1);
+	struct srd_tp_peer *to1, *to0;
+	uint64_t on0, on1;
+
+	setup_net(0, 0, 0);
+	node_open_rails(0, per);
+	node_open_rails(1, per);
+	send_burst(0, 1, pkts, count);
+	while (nodes[0].acked + nodes[0].failed < count &&
+	       srd_memnet_now(net) < 10 * SRD_NS_PER_S)
+		step(2);
+	assert_exactly_once(pkts, count);
+	to1 = srd_tp_peer_find(&nodes[0].tp, &a1);
+	to0 = srd_tp_peer_find(&nodes[1].tp, &a0);
+	cr_assert_not_null(to1->rails);
+	cr_assert_eq(to1->rails->n, 2);
+	cr_assert(srd_wire_addr_equal(&to1->rails->rail[1].dst, &r1));
+	cr_assert_eq(to1->rails->proven, 3, "the answer's rails are proven");
+	/* the receiver learned node 0's rails as claims, proven by use */
+	cr_assert_not_null(to0->rails);
+	cr_assert_eq(to0->rails->proven, 3);
+	cr_assert_geq(nodes[1].tp.cnt.rails_proven, 1);
+	on0 = rail_pkts(to1, 0, per);
+	on1 = rail_pkts(to1, 1, per);
+	cr_assert_gt(on1 * 3, on0, "rail 1 carried %lu, rail 0 %lu", on1, on0);
+	cr_assert_gt(on0 * 3, on1, "rail 0 carried %lu, rail 1 %lu", on0, on1);
+	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, 0);
+
+	/* rail 1 of the receiver dies: its link drops both ways */
+	srd_memnet_set_host_drop(net, &r1, true);
+	pair_rearm(pkts, count);
+	nodes[1].max_gap_ns = 0;
+	nodes[1].last_rx_ns = srd_memnet_now(net);
+	on1 = rail_pkts(to1, 1, per);
+	send_burst(0, 1, pkts, count);
+	while (nodes[0].acked + nodes[0].failed < count &&
+	       srd_memnet_now(net) < 20 * SRD_NS_PER_S)
+		step(2);
+	assert_exactly_once(pkts, count);
+	for (uint16_t p = 0; p < per; p++) {
+		cr_assert_eq(to1->paths[p].state, SRD_TP_PATH_UP, "path %u", p);
+		cr_assert_eq(to1->paths[per + p].state, SRD_TP_PATH_DOWN,
+			     "rail 1 path %u", p);
+	}
+	/* down after 3 losses each, then probes only */
+	cr_assert_lt((rail_pkts(to1, 1, per) - on1) * 20, count,
+		     "the dead rail carried %lu of %u",
+		     rail_pkts(to1, 1, per) - on1, count);
+	cr_assert_lt(nodes[1].max_gap_ns, 5 * SRD_NS_PER_MS,
+		     "delivery stalled %lu ns", nodes[1].max_gap_ns);
+	/* the receiver's acks went by rail 0, where the data came */
+	cr_assert_eq(to0->rails->rx_rail, 0);
+	free(pkts);
+	teardown_all();
+}
+
+/* A multi-rail endpoint and one of one rail: rail 0's paths only, both
+ * ways; no rails learned. */
+Test(tp, multi_rail_with_a_single_rail_peer_uses_rail_0)
+{
+	const uint32_t count = 5000;
+	const uint16_t per = 4;
+	struct test_pkt *pkts = make_pkts(count, 200);
+	union srd_wire_addr a1 = node_addr(1);
+	struct srd_tp_peer *to1;
+
+	setup_net(0, 0, 0);
+	node_open_rails(0, per);
+	node_open(1, per, 5 * SRD_NS_PER_S);
+	send_burst(0, 1, pkts, count);
+	while (nodes[0].acked + nodes[0].failed < count &&
+	       srd_memnet_now(net) < 10 * SRD_NS_PER_S)
+		step(2);
+	assert_exactly_once(pkts, count);
+	to1 = srd_tp_peer_find(&nodes[0].tp, &a1);
+	cr_assert_null(to1->rails);
+	cr_assert_gt(rail_pkts(to1, 0, per), count / 2);
+	cr_assert_eq(rail_pkts(to1, 1, per), 0);
+	free(pkts);
+	teardown_all();
+}
+
+/* A datagram from a peer's rail address is the peer's only with its
+ * session token: one with another token is dropped as from no peer,
+ * and proves nothing. */
+Test(tp, multi_rail_datagram_without_the_token_is_nobodys)
+{
+	struct test_pkt *pkts = make_pkts(10, 200);
+	union srd_wire_addr a0 = node_addr(0), a1 = node_addr(1);
+	union srd_wire_addr r0 = node_rail1_addr(0);
+	struct srd_tp_peer *to0;
+	struct srd_base_hdr f;
+	uint64_t unknown, proven;
+
+	setup_net(0, 0, 0);
+	node_open_rails(0, 4);
+	node_open_rails(1, 4);
+	send_burst(0, 1, pkts, 10);
+	while (nodes[0].acked < 10 && srd_memnet_now(net) < SRD_NS_PER_S)
+		step(2);
+	cr_assert_eq(nodes[0].acked, 10);
+	to0 = srd_tp_peer_find(&nodes[1].tp, &a0);
+	cr_assert_not_null(to0->rails);
+
+	memset(&f, 0, sizeof(f));
+	f.version = SRD_PROTO_VERSION;
+	f.type = SRD_PKT_EAGER;
+	f.src_port = srd_wire_addr_port(&a0);
+	f.src_conn = nodes[0].tp.conn_id;
+	f.dst_conn = nodes[1].tp.conn_id;
+	f.psn = to0->rx_win.base;
+	f.token = to0->rx_token ^ 2;
+	unknown = nodes[1].tp.cnt.rx_drop_unknown;
+	proven = nodes[1].tp.cnt.rails_proven;
+	cr_assert_eq(srd_memnet_inject(net, &r0, &a1, &f, sizeof(f)), 0);
+	for (int k = 0; k < 4; k++)
+		step(2);
+	cr_assert_eq(nodes[1].tp.cnt.rx_drop_unknown, unknown + 1);
+	cr_assert_eq(nodes[1].tp.cnt.rails_proven, proven);
+	cr_assert_eq(nodes[1].delivered, 10);
+	free(pkts);
 	teardown_all();
 }

@@ -82,6 +82,12 @@ struct srd_iface {
 	bool loopback;
 	int virt;			/* enum srd_iface_virt */
 	int locality;			/* 0 = near this process's CPUs */
+	/* A multi-rail domain (FI_SRD_IFACE "a+b", spec 5.16): one UDP
+	 * path set per interface, nearest the process first; rail 0's
+	 * address is addr, its subnet the fabric.  0: one interface. */
+	uint8_t nrails;
+	char rail_name[SRD_WIRE_RAILS_MAX][16];
+	union srd_wire_addr rail_addr[SRD_WIRE_RAILS_MAX];
 };
 
 /* What an IP interface is, for its place in the order: container and VM

@@ -406,6 +406,38 @@ static struct fi_ops_ep srd_ep_ops = {
 
 /* --- open -------------------------------------------------------------------- */
 
+/* A multi-rail domain's wire (spec 5.16): one UDP wire per rail, rail
+ * 0 on addr (the endpoint's name), the others on their interface's
+ * address and any free port. */
+static int ep_open_rails(struct srd_ep *ep, struct srd_wire_udp_attr *attr,
+			 struct srd_wire **wire)
+{
+	const struct srd_iface *iface = &ep->dom->iface;
+	struct srd_wire *rails[SRD_WIRE_RAILS_MAX] = { NULL };
+	char name[64];
+	int ret = 0;
+
+	for (unsigned r = 0; r < iface->nrails; r++) {
+		if (r) {
+			attr->bind = iface->rail_addr[r];
+			srd_wire_addr_set_port(&attr->bind, 0);
+		}
+		ret = srd_wire_udp_open(attr, &rails[r]);
+		if (ret) {
+			SRD_WARN(FI_LOG_EP_CTRL,
+				 "multi-rail domain %s: rail %u (%s, %s) did not open: %s\n",
+				 iface->name, r, iface->rail_name[r],
+				 srd_wire_addr_str(&attr->bind, name,
+						   sizeof(name)),
+				 strerror(-ret));
+			for (unsigned i = 0; i < r; i++)
+				rails[i]->ops->close(rails[i]);
+			return ret;
+		}
+	}
+	return srd_wire_rails_open(rails, iface->nrails, wire);
+}
+
 /* (Re)opens the wire and transport on addr; only before enable. */
 static int ep_open_wire(struct srd_ep *ep, const union srd_wire_addr *addr)
 {
@@ -435,6 +467,8 @@ static int ep_open_wire(struct srd_ep *ep, const union srd_wire_addr *addr)
 		 * cannot be given */
 		ret = addr->sa.sa_family != AF_IB || addr->ud.qpn ?
 		      -FI_EINVAL : srd_wire_verbs_open(&vattr, &wire);
+	else if (ep->dom->iface.nrails > 1)
+		ret = ep_open_rails(ep, &attr, &wire);
 	else
 		ret = srd_wire_udp_open(&attr, &wire);
 	if (ret)

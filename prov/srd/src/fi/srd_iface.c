@@ -272,16 +272,145 @@ int srd_iface_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* How many "a+b" groups FI_SRD_IFACE names (an upper bound: a group
+ * whose interfaces are not all usable is not offered). */
+static int iface_groups(const char *list)
+{
+	int n = 0;
+
+	for (const char *p = list; p && *p; p++) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		n += memchr(p, '+', len) != NULL;
+		if (!end)
+			break;
+		p = end;
+	}
+	return n;
+}
+
+/* The address srd would use on an interface of this name: the first
+ * usable one, IPv4 before IPv6 (of family, when not AF_UNSPEC). */
+static const struct ifaddrs *iface_by_name(const struct ifaddrs *ifas,
+					   const char *name, int family,
+					   const char **why)
+{
+	const struct ifaddrs *v6 = NULL;
+
+	*why = "no such interface";
+	for (const struct ifaddrs *ifa = ifas; ifa; ifa = ifa->ifa_next) {
+		const char *skip;
+
+		if (strcmp(ifa->ifa_name, name))
+			continue;
+		if (*why && !strcmp(*why, "no such interface"))
+			*why = "no IP address";
+		skip = iface_skip_reason(ifa);
+		/* the group is named, not its members */
+		if (skip && strcmp(skip, "not in FI_SRD_IFACE")) {
+			if (ifa->ifa_addr && (ifa->ifa_addr->sa_family == AF_INET ||
+					      ifa->ifa_addr->sa_family == AF_INET6))
+				*why = skip;
+			continue;
+		}
+		if (family != AF_UNSPEC && ifa->ifa_addr->sa_family != family)
+			continue;
+		if (ifa->ifa_addr->sa_family == AF_INET)
+			return ifa;
+		if (!v6)
+			v6 = ifa;
+	}
+	return v6;
+}
+
+/* One multi-rail domain from a group "a+b[+c...]" of FI_SRD_IFACE: its
+ * interfaces ordered by locality to this process (hwloc), the user's
+ * order among equals; false (said at warn) when one is not usable. */
+static bool iface_group_fill(struct srd_iface *group, const char *tok,
+			     size_t len, const struct ifaddrs *ifas)
+{
+	struct srd_iface rails[SRD_WIRE_RAILS_MAX];
+	char names[128];
+	int n = 0, family = AF_UNSPEC;
+	char *save = NULL;
+
+	snprintf(names, sizeof(names), "%.*s", (int)len, tok);
+	for (char *name = strtok_r(names, "+", &save); name;
+	     name = strtok_r(NULL, "+", &save)) {
+		const struct ifaddrs *ifa;
+		const char *why;
+
+		if (n == SRD_WIRE_RAILS_MAX) {
+			SRD_WARN(FI_LOG_CORE,
+				 "FI_SRD_IFACE group %.*s: more than %d interfaces; not offered\n",
+				 (int)len, tok, SRD_WIRE_RAILS_MAX);
+			return false;
+		}
+		ifa = iface_by_name(ifas, name, family, &why);
+		if (!ifa) {
+			SRD_WARN(FI_LOG_CORE,
+				 "FI_SRD_IFACE group %.*s: interface %s is not usable (%s%s); not offered\n",
+				 (int)len, tok, name, why,
+				 family == AF_UNSPEC ? "" :
+				 ", or none of rail 0's address family");
+			return false;
+		}
+		iface_fill(&rails[n], ifa);
+		for (int i = 0; i < n; i++)
+			if (srd_wire_addr_same_host(&rails[i].addr,
+						    &rails[n].addr) ||
+			    !strcmp(rails[i].name, rails[n].name)) {
+				SRD_WARN(FI_LOG_CORE,
+					 "FI_SRD_IFACE group %.*s: %s named twice, or with the address of %s; not offered\n",
+					 (int)len, tok, name, rails[i].name);
+				return false;
+			}
+		family = rails[n].addr.sa.sa_family;
+		n++;
+	}
+	if (n < 2) {
+		SRD_WARN(FI_LOG_CORE,
+			 "FI_SRD_IFACE group %.*s: a group needs two interfaces or more; not offered\n",
+			 (int)len, tok);
+		return false;
+	}
+	iface_locality(rails, n);
+	/* insertion sort by locality alone: stable */
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && rails[j].locality <
+					 rails[j - 1].locality; j--) {
+			struct srd_iface t = rails[j];
+
+			rails[j] = rails[j - 1];
+			rails[j - 1] = t;
+		}
+	*group = rails[0];
+	snprintf(group->name, sizeof(group->name), "%.*s", (int)len, tok);
+	group->virt = SRD_IFACE_DEVICE;
+	group->nrails = (uint8_t)n;
+	for (int i = 0; i < n; i++) {
+		snprintf(group->rail_name[i], sizeof(group->rail_name[i]),
+			 "%.15s", rails[i].name);
+		group->rail_addr[i] = rails[i].addr;
+		group->mtu = SRD_MIN(group->mtu, rails[i].mtu);
+		group->loopback &= rails[i].loopback;
+	}
+	return true;
+}
+
 static int iface_list_udp(struct srd_iface **out, int *count)
 {
 	struct ifaddrs *ifas, *ifa;
 	struct srd_iface *ifaces;
+	const char *list = srd_params.iface;
 	int n = 0, cap = 0;
 
 	if (getifaddrs(&ifas))
 		return -FI_ENODEV;
 	for (ifa = ifas; ifa; ifa = ifa->ifa_next)
 		cap += iface_usable(ifa, false);
+	cap += iface_groups(list);
 	ifaces = calloc(cap ? (size_t)cap : 1, sizeof(*ifaces));
 	if (!ifaces) {
 		freeifaddrs(ifas);
@@ -290,6 +419,17 @@ static int iface_list_udp(struct srd_iface **out, int *count)
 	for (ifa = ifas; ifa; ifa = ifa->ifa_next)
 		if (iface_usable(ifa, true))
 			iface_fill(&ifaces[n++], ifa);
+	for (const char *p = list; p && *p; p++) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (memchr(p, '+', len) && n < cap &&
+		    iface_group_fill(&ifaces[n], p, len, ifas))
+			n++;
+		if (!end)
+			break;
+		p = end;
+	}
 	freeifaddrs(ifas);
 	*out = ifaces;
 	*count = n;

@@ -238,10 +238,12 @@ static char *nic_net_type(char *type)
 	}
 }
 
+/* A multi-rail domain's NIC is its rail 0's, named after the domain,
+ * with the rails' speeds summed (spec 5.16). */
 static void nic_fill_udp(const struct srd_iface *iface, const char *net,
 			 struct fid_nic *nic)
 {
-	const char *n = iface->name;
+	const char *n = iface->nrails > 1 ? iface->rail_name[0] : iface->name;
 	struct fi_device_attr *d = nic->device_attr;
 	struct fi_link_attr *l = nic->link_attr;
 
@@ -255,6 +257,12 @@ static void nic_fill_udp(const struct srd_iface *iface, const char *net,
 	l->mtu = iface->mtu;
 	/* Mb/s; -1 (unknown) or absent on virtual interfaces */
 	l->speed = nic_ulong(nic_read(net, n, "speed"), 1000000);
+	for (unsigned r = 1; l->speed && r < iface->nrails; r++) {
+		size_t s = nic_ulong(nic_read(net, iface->rail_name[r], "speed"),
+				     1000000);
+
+		l->speed = s ? l->speed + s : 0;
+	}
 	l->state = nic_state(nic_read(net, n, "operstate"));
 	l->network_type = nic_net_type(nic_read(net, n, "type"));
 }

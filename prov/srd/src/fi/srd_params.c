@@ -76,8 +76,10 @@ struct srd_param_def {
 
 static const struct srd_param_def srd_param_table[] = {
 	P_STR("iface", iface, NULL, SRD_PARAM_UNSET,
-	      "Comma-separated names of the network interfaces srd may use; "
-	      "unset: every interface that is up"),
+	      "Comma-separated names of the network interfaces srd may use, "
+	      "each its own domain; names joined by '+' (eth0+eth1) make one "
+	      "multi-rail domain over those interfaces, rail 0 first after "
+	      "hwloc's locality order; unset: every interface that is up"),
 	P_INT("paths", paths, 1, 256,
 	      "Paths (UDP source ports; on verbs, address handles with their "
 	      "own flow label) each endpoint sprays packets over, 1 to 256"),

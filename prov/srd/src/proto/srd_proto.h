@@ -99,6 +99,25 @@ static_assert(sizeof(struct srd_path_probe_hdr) == 8, "spec 5.12");
 
 /* Spec section 5.2: feature bits in the handshake. */
 #define SRD_FEAT_RMA		(1ULL << 0)	/* types 21..24 understood */
+/* A multi-rail endpoint: a rails block follows the handshake header in
+ * HS_REQ and HS_RESP (spec 5.16). */
+#define SRD_FEAT_RAILS		(1ULL << 1)
+
+/* Spec section 5.16: the sender's rails after its first (whose address
+ * the packet came from), each its IP and its receiving port. */
+struct srd_hs_rail {
+	uint8_t addr[16];	/* IPv4: the first 4 bytes, the rest 0 */
+	uint16_t port;		/* network order */
+	uint8_t family;		/* 4 or 6 */
+	uint8_t reserved;
+};
+static_assert(sizeof(struct srd_hs_rail) == 20, "spec 5.16");
+struct srd_hs_rails_hdr {
+	uint8_t count;		/* rails that follow: 1 .. SRD_HS_RAILS_MAX */
+	uint8_t reserved[3];
+};
+static_assert(sizeof(struct srd_hs_rails_hdr) == 4, "spec 5.16");
+#define SRD_HS_RAILS_MAX	3
 
 /* Spec section 5.3: acknowledgement (after the base); a SACK bitmap
  * of sack_bytes bytes follows: bit i set = psn ack_psn + i received. */

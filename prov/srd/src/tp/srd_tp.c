@@ -64,10 +64,18 @@ int srd_tp_init(struct srd_tp *tp, struct srd_wire *wire,
 	srd_dlist_init(&tp->ack_list);
 	tp->cfg.auth_key = NULL;	/* the caller's; derived in tp->auth */
 	ret = srd_hmap_init(&tp->peers, 64);
-	if (!ret && cfg->auth_key)
+	if (!ret) {
+		ret = srd_hmap_init(&tp->rail_peers, 16);
+		if (ret)
+			srd_hmap_fini(&tp->peers);
+	}
+	if (!ret && cfg->auth_key) {
 		ret = srd_tp_auth_init(tp, cfg->auth_key, cfg->auth_key_len);
-	if (ret)
-		srd_hmap_fini(&tp->peers);
+		if (ret) {
+			srd_hmap_fini(&tp->peers);
+			srd_hmap_fini(&tp->rail_peers);
+		}
+	}
 	return ret;
 }
 
@@ -91,6 +99,7 @@ void srd_tp_fini(struct srd_tp *tp)
 		srd_seqwin_fini(&peer->rx_win);
 		free(peer->paths);
 		free(peer->tx_ring);
+		free(peer->rails);
 		free(peer);
 	}
 	while (tp->ring_free) {
@@ -101,6 +110,7 @@ void srd_tp_fini(struct srd_tp *tp)
 	}
 	free(tp->peer_table);
 	srd_hmap_fini(&tp->peers);
+	srd_hmap_fini(&tp->rail_peers);
 	srd_tp_auth_fini(tp);
 	memset(tp, 0, sizeof(*tp));
 }
@@ -170,7 +180,8 @@ int srd_tp_post_addr(struct srd_tp *tp, const union srd_wire_addr *dst,
 int srd_tp_post_raw(struct srd_tp *tp, struct srd_tp_peer *peer,
 		    const struct iovec *iov, int iovcnt, uint16_t path)
 {
-	return srd_tp_post_addr(tp, &peer->addr, iov, iovcnt, path);
+	return srd_tp_post_addr(tp, srd_tp_peer_dst(tp, peer, path), iov,
+				iovcnt, path);
 }
 
 void srd_tp_tx_stage(struct srd_tp *tp, struct srd_tp_peer *peer,
@@ -181,7 +192,7 @@ void srd_tp_tx_stage(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if (tp->tx_staged == SRD_TP_TX_STAGE)
 		srd_tp_tx_post_staged(tp);
 	tx = &tp->tx_stage[tp->tx_staged];
-	tx->dst = &peer->addr;
+	tx->dst = srd_tp_peer_dst(tp, peer, pkt->path);
 	tx->path = pkt->path;
 	tx->iovcnt = pkt->iovcnt;
 	tx->iov = pkt->iov;
@@ -247,15 +258,22 @@ void srd_tp_peer_rearm(struct srd_tp *tp, struct srd_tp_peer *peer)
 }
 
 /* Finds the sending peer: the IP is the datagram's source, the port the
- * one the header names. */
+ * one the header names; a multi-rail peer's other rails by their IP
+ * (spec 5.16).  *rail: the peer's rail it came from. */
 static struct srd_tp_peer *tp_rx_peer(struct srd_tp *tp,
 				      const struct srd_wire_rx *rx,
-				      const struct srd_base_hdr *base)
+				      const struct srd_base_hdr *base,
+				      unsigned *rail)
 {
 	union srd_wire_addr addr = rx->src;
+	struct srd_tp_peer *peer;
 
 	srd_wire_addr_set_port(&addr, base->src_port);
-	return srd_tp_peer_find(tp, &addr);
+	*rail = 0;
+	peer = srd_tp_peer_find(tp, &addr);
+	if (peer || !tp->rail_peers.count)
+		return peer;
+	return srd_tp_rail_peer_find(tp, &addr, base->token, rail);
 }
 
 /* Whether the packet belongs to a session we have with this peer, by its
@@ -323,6 +341,7 @@ static __attribute__((noinline)) void tp_rx_one(struct srd_tp *tp,
 	const struct srd_base_hdr *base = rx->buf;
 	struct srd_tp_peer *peer;
 	size_t len = rx->len;
+	unsigned rail;
 
 	/* with a job key nothing else is read before the MAC (spec 5.15) */
 	if (tp->auth) {
@@ -347,7 +366,7 @@ static __attribute__((noinline)) void tp_rx_one(struct srd_tp *tp,
 		srd_tp_handle_hs(tp, &rx->src, rx->buf, len);
 		return;
 	}
-	peer = tp_rx_peer(tp, rx, base);
+	peer = tp_rx_peer(tp, rx, base, &rail);
 	if (!peer) {
 		tp->cnt.rx_drop_unknown++;
 		return;
@@ -359,6 +378,8 @@ static __attribute__((noinline)) void tp_rx_one(struct srd_tp *tp,
 	}
 	if (!tp_rx_session_ok(tp, peer, base))
 		return;
+	if (peer->rails)
+		srd_tp_rail_heard(tp, peer, rail);
 	peer->last_heard_ns = rx->rx_ns ? rx->rx_ns : srd_tp_now(tp);
 	if (base->type == SRD_PKT_ACK)
 		srd_tp_rx_ack(tp, peer, rx->buf, len, rx->rx_ns);

@@ -145,6 +145,32 @@ struct srd_tp_pkt {
 	struct srd_mac_trailer mac;
 };
 
+/* A peer's other rails (spec 5.16), learned from its handshake when
+ * both ends have more than one: rail[r] for r >= 1 (rail 0 is the
+ * peer's address).  Allocated only then. */
+struct srd_tp_rail_alias {
+	struct srd_hnode hnode;		/* srd_tp.rail_peers: the rail's IP
+					 * with the peer's address port, the
+					 * key its datagrams are found by */
+	struct srd_tp_peer *peer;
+	union srd_wire_addr dst;	/* its IP and receiving port there */
+};
+struct srd_tp_rails {
+	struct srd_tp_rail_alias rail[SRD_WIRE_RAILS_MAX];
+	uint8_t n;			/* rails of the peer we know: ours
+					 * and its, whichever fewer */
+	/* Bit r: rail r may carry what we send the peer.  Rail 0 always;
+	 * the others once the peer answered our handshake naming them
+	 * (we chose to send to it), or a packet of one of its sessions
+	 * came from there: a rail a handshake only claims gets nothing,
+	 * so a peer cannot aim our acks at a third party. */
+	uint8_t proven;
+	/* The rail the peer's latest packet came by: our acks go there,
+	 * so a rail that stops carrying its data stops carrying our acks
+	 * with no state of our own about that rail. */
+	uint8_t rx_rail;
+};
+
 /* Grouped by use, and within a group by size, so that no field pads
  * (656 bytes became 616).  What only a talking peer needs is allocated
  * on use and dropped after peer_idle_ns of silence (srd_tp_peer.c):
@@ -198,6 +224,7 @@ struct srd_tp_peer {
 	/* wire->npaths while it sends (and peer_idle_ns after); NULL when
 	 * idle: every path is then taken for UP (srd_tp_path.c) */
 	struct srd_tp_path *paths;
+	struct srd_tp_rails *rails;	/* NULL: one rail (spec 5.16) */
 	uint32_t path_next;
 	uint32_t ack_path_next;
 	uint32_t path_samples;		/* RTT samples since the last reweighing */
@@ -319,6 +346,8 @@ struct srd_tp_counters {
 	uint64_t peers_reclaimed;	/* idle peers whose slot was reused */
 	uint64_t peers_compacted;	/* idle peers that let go of their
 					 * paths and window ring */
+	uint64_t rail_peers;		/* peers whose rails we learned */
+	uint64_t rails_proven;		/* rails proven by a packet from them */
 };
 
 struct srd_tp {
@@ -347,6 +376,7 @@ struct srd_tp {
 	uint32_t log_reclaim_n;		/* idle peers' slots reused */
 	uint32_t log_wire_n;		/* sends failed by a dead wire */
 	struct srd_hmap peers;
+	struct srd_hmap rail_peers;	/* srd_tp_rail_alias, multi-rail */
 	struct srd_tp_peer **peer_table;	/* by index */
 	uint32_t npeers;
 	uint32_t peer_cap;

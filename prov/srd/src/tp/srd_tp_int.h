@@ -10,6 +10,7 @@
  *   srd_tp_cc.c      congestion control
  *   srd_tp_sack.c    the receive side and acks
  *   srd_tp_path.c    paths: spraying, health, probes
+ *   srd_tp_rails.c   a multi-rail peer's other rails
  *   srd_tp_auth.c    the job key's MAC on every packet (libsodium)
  */
 #ifndef SRD_TP_INT_H
@@ -79,6 +80,10 @@ void srd_tp_paths_put(struct srd_tp *tp, struct srd_tp_peer *peer);
 uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  int avoid);
 uint16_t srd_tp_path_pick_ctrl(struct srd_tp *tp, struct srd_tp_peer *peer);
+/* Acks: the rail the peer's latest packet came by (spec 5.16). */
+uint16_t srd_tp_path_pick_ack(struct srd_tp *tp, struct srd_tp_peer *peer);
+/* Handshakes: rail 0's paths only (the peer knows no other rail yet). */
+uint16_t srd_tp_path_pick_hs(struct srd_tp *tp, struct srd_tp_peer *peer);
 uint32_t srd_tp_path_sent(struct srd_tp_peer *peer, uint16_t path,
 			  uint32_t len, bool retx, uint64_t now);
 void srd_tp_path_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
@@ -95,6 +100,53 @@ uint64_t srd_tp_paths_probe_deadline(const struct srd_tp *tp,
 				     const struct srd_tp_peer *peer);
 void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  const uint8_t *buf, size_t len);
+
+/* srd_tp_rails.c: a peer's other rails (spec 5.16) */
+/* Paths that may carry what we send the peer: rail 0's, and those of
+ * each further rail proven in a row (all of them on one rail). */
+static inline uint16_t srd_tp_peer_npaths(const struct srd_tp *tp,
+					  const struct srd_tp_peer *peer)
+{
+	uint16_t per = srd_wire_rail_paths(tp->wire);
+
+	if (!peer->rails)
+		return per;
+	return (uint16_t)(per * __builtin_ctz(~(unsigned)peer->rails->proven));
+}
+
+/* Where a datagram to the peer on this path goes: its address on the
+ * path's rail. */
+static inline const union srd_wire_addr *
+srd_tp_peer_dst(const struct srd_tp *tp, const struct srd_tp_peer *peer,
+		uint16_t path)
+{
+	unsigned rail;
+
+	if (!peer->rails)
+		return &peer->addr;
+	rail = path / tp->wire->rail_paths;
+	return rail && rail < peer->rails->n ? &peer->rails->rail[rail].dst :
+					       &peer->addr;
+}
+
+/* Writes this endpoint's rails block (after rail 0) into buf; returns
+ * its length, 0 on a wire of one rail. */
+size_t srd_tp_hs_rails_fill(const struct srd_tp *tp, uint8_t *buf);
+/* A verified handshake's rails block (blk[0..len), len 0: none): the
+ * peer's rails from now on.  answered: it answered our request (its
+ * rails are proven); else it sent one (they are claims until used). */
+void srd_tp_peer_rails_learn(struct srd_tp *tp, struct srd_tp_peer *peer,
+			     const uint8_t *blk, size_t len, bool answered);
+void srd_tp_peer_rails_drop(struct srd_tp *tp, struct srd_tp_peer *peer);
+/* The peer whose rail sent a datagram from addr (its IP, the port its
+ * header names) in one of its sessions (token); *rail: which. */
+struct srd_tp_peer *srd_tp_rail_peer_find(struct srd_tp *tp,
+					  const union srd_wire_addr *addr,
+					  uint64_t token, unsigned *rail);
+/* A datagram of a session came by the peer's rail: proven, and where
+ * our acks go. */
+void srd_tp_rail_heard(struct srd_tp *tp, struct srd_tp_peer *peer,
+		       unsigned rail);
 
 /* srd_tp_cc.c: congestion control (spec 5.14) */
 void srd_tp_cc_init(struct srd_tp *tp, struct srd_tp_peer *peer);

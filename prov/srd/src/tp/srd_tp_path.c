@@ -77,7 +77,7 @@ static inline uint32_t tp_path_skips(const struct srd_tp_path *path)
 static void tp_paths_reweigh(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
 	uint64_t best = UINT64_MAX;
-	uint16_t n = tp->wire->npaths;
+	uint16_t n = srd_tp_peer_npaths(tp, peer);
 
 	for (uint16_t i = 0; i < n; i++) {
 		const struct srd_tp_path *p = &peer->paths[i];
@@ -119,7 +119,8 @@ static inline uint16_t tp_path_burst_start(struct srd_tp *tp,
 		 * longer than its share would queue on one link what the
 		 * others could carry).  Nor than what the wire sends as one
 		 * (tx_segs_max; 1 once it found GSO refused). */
-		uint32_t share = (uint32_t)peer->cwnd / tp->wire->npaths;
+		uint32_t share = (uint32_t)peer->cwnd /
+				 srd_tp_peer_npaths(tp, peer);
 		uint32_t segs = tp->wire->tx_segs_max;
 		uint32_t burst = SRD_MIN(SRD_MIN(SRD_MAX(share, 1u),
 						 SRD_MAX(segs, 1u)),
@@ -134,7 +135,7 @@ static inline uint16_t tp_path_burst_start(struct srd_tp *tp,
 uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  int avoid)
 {
-	uint16_t n = tp->wire->npaths;
+	uint16_t n = srd_tp_peer_npaths(tp, peer);
 
 	if (n == 1)
 		return 0;
@@ -166,11 +167,10 @@ uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
 				   avoid);
 }
 
-/* Acks and handshakes: the next path that is not DOWN. */
-uint16_t srd_tp_path_pick_ctrl(struct srd_tp *tp, struct srd_tp_peer *peer)
+/* Acks, echoes and handshakes: the next of the first n paths that is
+ * not DOWN. */
+static uint16_t tp_path_pick_ctrl_in(struct srd_tp_peer *peer, uint16_t n)
 {
-	uint16_t n = tp->wire->npaths;
-
 	for (uint16_t tries = 0; tries < n; tries++) {
 		uint16_t i = (uint16_t)(peer->ack_path_next++ % n);
 
@@ -178,6 +178,32 @@ uint16_t srd_tp_path_pick_ctrl(struct srd_tp *tp, struct srd_tp_peer *peer)
 			return i;
 	}
 	return (uint16_t)(peer->ack_path_next++ % n);
+}
+
+uint16_t srd_tp_path_pick_ctrl(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	return tp_path_pick_ctrl_in(peer, srd_tp_peer_npaths(tp, peer));
+}
+
+uint16_t srd_tp_path_pick_ack(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	uint16_t per = srd_wire_rail_paths(tp->wire), first;
+
+	if (!peer->rails)
+		return srd_tp_path_pick_ctrl(tp, peer);
+	first = (uint16_t)(peer->rails->rx_rail * per);
+	for (uint16_t tries = 0; tries < per; tries++) {
+		uint16_t i = (uint16_t)(first + peer->ack_path_next++ % per);
+
+		if (!peer->paths || peer->paths[i].state != SRD_TP_PATH_DOWN)
+			return i;
+	}
+	return (uint16_t)(first + peer->ack_path_next++ % per);
+}
+
+uint16_t srd_tp_path_pick_hs(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	return tp_path_pick_ctrl_in(peer, srd_wire_rail_paths(tp->wire));
 }
 
 uint32_t srd_tp_path_sent(struct srd_tp_peer *peer, uint16_t path,
@@ -308,7 +334,8 @@ static void tp_path_log(struct srd_tp *tp, const struct srd_tp_peer *peer,
 		SRD_WARN(FI_LOG_EP_DATA,
 			 "peer %s: %s down after %u losses in a row, none acked; traffic moves to the other %u paths, probes every %u ms (down %u times)\n",
 			 addr, name, (unsigned)p->consec_losses,
-			 (unsigned)(tp->wire->npaths - peer->paths_down),
+			 (unsigned)(srd_tp_peer_npaths(tp, peer) -
+				    peer->paths_down),
 			 (unsigned)(SRD_TP_PATH_PROBE_NS / SRD_NS_PER_MS),
 			 (unsigned)p->downs);
 }
@@ -330,7 +357,7 @@ void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 	 * session (ours to receive), an echo of ours */
 	if (base->type == SRD_PKT_PATH_PROBE) {
 		tp_path_post_probe(tp, peer, SRD_PKT_PATH_ECHO, probe->path,
-				   srd_tp_path_pick_ctrl(tp, peer),
+				   srd_tp_path_pick_ack(tp, peer),
 				   probe->session, base->src_conn);
 		return;
 	}
@@ -354,7 +381,7 @@ void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 static bool tp_path_other_up(const struct srd_tp *tp,
 			     const struct srd_tp_peer *peer, uint16_t path)
 {
-	for (uint16_t i = 0; i < tp->wire->npaths; i++)
+	for (uint16_t i = 0; i < srd_tp_peer_npaths(tp, peer); i++)
 		if (i != path && peer->paths[i].state == SRD_TP_PATH_UP)
 			return true;
 	return false;

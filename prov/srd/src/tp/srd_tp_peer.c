@@ -80,6 +80,7 @@ static void tp_peer_free(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
 	if (peer->paths)
 		tp->paths_held--;
+	srd_tp_peer_rails_drop(tp, peer);
 	srd_seqwin_fini(&peer->rx_win);
 	free(peer->paths);
 	free(peer);
@@ -218,6 +219,7 @@ size_t srd_tp_peer_bytes(const struct srd_tp *tp,
 	       (peer->tx_ring ? SRD_TP_WINDOW_MAX * sizeof(*peer->tx_ring) : 0) +
 	       (peer->paths ? (size_t)tp->wire->npaths * sizeof(*peer->paths) :
 			      0) +
+	       (peer->rails ? sizeof(*peer->rails) : 0) +
 	       srd_seqwin_bytes(&peer->rx_win);
 }
 
@@ -307,13 +309,20 @@ struct tp_hs_pkt {
 	struct srd_hs_hdr hs;
 };
 
-/* HS_REQ and HS_RESP to a peer (HS_COOKIE has none: tp_hs_cookie). */
+/* HS_REQ and HS_RESP to a peer (HS_COOKIE has none: tp_hs_cookie),
+ * with this endpoint's other rails on a multi-rail wire (spec 5.16). */
 static void tp_hs_post(struct srd_tp *tp, struct srd_tp_peer *peer,
 		       uint8_t type)
 {
-	struct tp_hs_pkt pkt;
-	struct iovec iov = { .iov_base = &pkt, .iov_len = sizeof(pkt) };
-	uint16_t path = srd_tp_path_pick_ctrl(tp, peer);
+	struct {
+		struct srd_base_hdr base;
+		struct srd_hs_hdr hs;
+		uint8_t rails[sizeof(struct srd_hs_rails_hdr) +
+			      SRD_HS_RAILS_MAX * sizeof(struct srd_hs_rail)];
+	} pkt;
+	struct iovec iov = { .iov_base = &pkt };
+	uint16_t path = srd_tp_path_pick_hs(tp, peer);
+	size_t rails_len;
 
 	memset(&pkt, 0, sizeof(pkt));
 	srd_tp_fill_base(tp, peer, &pkt.base, type, path);
@@ -334,7 +343,21 @@ static void tp_hs_post(struct srd_tp *tp, struct srd_tp_peer *peer,
 	pkt.hs.rx_bytes = tp->wire->rx_bytes;
 	pkt.hs.mtu = tp->wire->mtu;
 	pkt.hs.features = tp->cfg.features;
+	rails_len = srd_tp_hs_rails_fill(tp, pkt.rails);
+	if (rails_len)
+		pkt.hs.features |= SRD_FEAT_RAILS;
+	iov.iov_len = sizeof(pkt.base) + sizeof(pkt.hs) + rails_len;
 	srd_tp_post_raw(tp, peer, &iov, 1, path);
+}
+
+/* The rails block after a handshake header, if it says it has one. */
+static size_t tp_hs_rails(const struct srd_hs_hdr *hs, size_t len,
+			  const uint8_t **blk)
+{
+	size_t fixed = sizeof(struct srd_base_hdr) + sizeof(*hs);
+
+	*blk = (const uint8_t *)(hs + 1);
+	return (hs->features & SRD_FEAT_RAILS) && len > fixed ? len - fixed : 0;
 }
 
 /* Sends (or resends) HS_REQ; starts a session when idle. */
@@ -543,7 +566,8 @@ static void tp_hs_cookie(struct srd_tp *tp, const union srd_wire_addr *addr,
 	 * peer whose own session started before the fault then never
 	 * opened its session to us).  Rotating costs no per-peer state. */
 	srd_tp_post_addr(tp, addr, &iov, 1,
-			 (uint16_t)(tp->cookie_path_next++ % tp->wire->npaths));
+			 (uint16_t)(tp->cookie_path_next++ %
+				    srd_wire_rail_paths(tp->wire)));
 }
 
 /* Info: a peer's session toward us starts, of a known incarnation or a
@@ -676,6 +700,12 @@ static void tp_hs_handle_req(struct srd_tp *tp, const union srd_wire_addr *addr,
 	}
 	tp_rx_session_open(tp, peer, base, hs);
 	peer->rx_cookie_time = hs->cookie_time;
+	if (srd_wire_nrails(tp->wire) > 1) {
+		const uint8_t *blk;
+		size_t n = tp_hs_rails(hs, len, &blk);
+
+		srd_tp_peer_rails_learn(tp, peer, blk, n, false);
+	}
 	tp_hs_post(tp, peer, SRD_PKT_HS_RESP);
 }
 
@@ -765,13 +795,19 @@ static void tp_hs_check_mtu(struct srd_tp *tp, const struct srd_tp_peer *peer,
 
 static void tp_hs_handle_resp(struct srd_tp *tp, struct srd_tp_peer *peer,
 			      const struct srd_base_hdr *base,
-			      const struct srd_hs_hdr *hs)
+			      const struct srd_hs_hdr *hs, size_t len)
 {
 	uint64_t limit;
 
 	if (!tp_hs_answers_ours(tp, peer, base, hs))
 		return;
 	tp_hs_check_mtu(tp, peer, base, hs);
+	if (srd_wire_nrails(tp->wire) > 1) {
+		const uint8_t *blk;
+		size_t n = tp_hs_rails(hs, len, &blk);
+
+		srd_tp_peer_rails_learn(tp, peer, blk, n, true);
+	}
 	/* A new incarnation answering our request: the one whose session
 	 * we had is gone (it would have answered with its own id). */
 	peer->tx_remote_conn = base->src_conn;
@@ -817,5 +853,5 @@ void srd_tp_handle_hs(struct srd_tp *tp, const union srd_wire_addr *src,
 	if (base->type == SRD_PKT_HS_COOKIE)
 		tp_hs_handle_cookie(tp, peer, base, hs);
 	else
-		tp_hs_handle_resp(tp, peer, base, hs);
+		tp_hs_handle_resp(tp, peer, base, hs, len);
 }

@@ -145,7 +145,7 @@ void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer)
 	tp_ack_clear(tp, peer);
 	if (!peer->rx_active)
 		return;
-	uint16_t path = srd_tp_path_pick_ctrl(tp, peer);
+	uint16_t path = srd_tp_path_pick_ack(tp, peer);
 
 	memset(&pkt.base, 0, sizeof(pkt.base) + sizeof(pkt.ack));
 	srd_tp_fill_base(tp, peer, &pkt.base, SRD_PKT_ACK, path);

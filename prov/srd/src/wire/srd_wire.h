@@ -126,7 +126,32 @@ struct srd_wire {
 	 * again (its device went away): sticky; the transport fails every
 	 * send with it instead of waiting out peer timeouts. */
 	int error;
+	/* Multi-rail (srd_wire_rails.c, spec 5.16): the paths come in
+	 * nrails blocks of rail_paths, block r on rail r, and rail_addrs[r]
+	 * is this endpoint's address there (rail 0's is addr).  A wire of
+	 * one interface leaves all three 0 (srd_wire_nrails: 1). */
+	uint8_t nrails;
+	uint16_t rail_paths;
+	const union srd_wire_addr *rail_addrs;
 };
+
+#define SRD_WIRE_RAILS_MAX 4
+
+static inline unsigned srd_wire_nrails(const struct srd_wire *wire)
+{
+	return wire->nrails > 1 ? wire->nrails : 1;
+}
+
+/* Paths of one rail: all of them on a wire of one interface. */
+static inline uint16_t srd_wire_rail_paths(const struct srd_wire *wire)
+{
+	return wire->nrails > 1 ? wire->rail_paths : wire->npaths;
+}
+
+/* One wire over several (each a UDP wire of its own interface, the
+ * same number of paths each): takes the rails, closing them on error. */
+int srd_wire_rails_open(struct srd_wire **rails, unsigned nrails,
+			struct srd_wire **wire);
 
 struct srd_wire_udp_attr {
 	union srd_wire_addr bind;	/* IP and port (0: any free port) */

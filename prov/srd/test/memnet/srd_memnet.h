@@ -42,6 +42,11 @@ void srd_memnet_set_faults(struct srd_memnet *net, uint32_t loss_ppm,
 /* Drops every datagram sent on a path whose bit is set (paths < 64): a
  * black-holed ECMP link, in both directions. */
 void srd_memnet_set_path_drop(struct srd_memnet *net, uint64_t path_mask);
+/* Drops every datagram from or to this IP (the port is ignored): an
+ * interface whose link went down (a dead rail, spec 5.16).  Up to 4
+ * addresses at once; drop false takes one off. */
+void srd_memnet_set_host_drop(struct srd_memnet *net,
+			      const union srd_wire_addr *ip, bool drop);
 uint64_t srd_memnet_now(const struct srd_memnet *net);
 void srd_memnet_advance(struct srd_memnet *net, uint64_t ns);
 /* Time of the next packet delivery, or UINT64_MAX. */
@@ -49,7 +54,7 @@ uint64_t srd_memnet_next_event(const struct srd_memnet *net);
 struct srd_memnet_stats {
 	uint64_t sent, dropped, duplicated, delivered;
 	uint64_t queue_drops;		/* dropped by a full bottleneck queue */
-	uint64_t path_drops;		/* dropped by the path mask */
+	uint64_t path_drops;		/* by the path mask or a host drop */
 	uint64_t queue_max_ns;		/* longest wait in a bottleneck queue */
 };
 void srd_memnet_stats(const struct srd_memnet *net,

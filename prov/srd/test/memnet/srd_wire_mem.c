@@ -56,6 +56,8 @@ struct srd_memnet {
 	void *fabric_arg;
 	struct srd_memnet_stats stats;
 	uint64_t path_drop;
+	union srd_wire_addr host_drop[4];
+	int nhost_drop;
 	srd_memnet_tap_fn tap;
 	void *tap_arg;
 	uint8_t *tap_buf;		/* a posted datagram, gathered; only
@@ -110,6 +112,31 @@ void srd_memnet_set_faults(struct srd_memnet *net, uint32_t loss_ppm,
 void srd_memnet_set_path_drop(struct srd_memnet *net, uint64_t path_mask)
 {
 	net->path_drop = path_mask;
+}
+
+void srd_memnet_set_host_drop(struct srd_memnet *net,
+			      const union srd_wire_addr *ip, bool drop)
+{
+	for (int i = 0; i < net->nhost_drop; i++)
+		if (srd_wire_addr_same_host(&net->host_drop[i], ip)) {
+			if (!drop)
+				net->host_drop[i] =
+					net->host_drop[--net->nhost_drop];
+			return;
+		}
+	if (drop && net->nhost_drop < 4)
+		net->host_drop[net->nhost_drop++] = *ip;
+}
+
+static bool memnet_host_dropped(const struct srd_memnet *net,
+				const union srd_wire_addr *src,
+				const union srd_wire_addr *dst)
+{
+	for (int i = 0; i < net->nhost_drop; i++)
+		if (srd_wire_addr_same_host(&net->host_drop[i], src) ||
+		    srd_wire_addr_same_host(&net->host_drop[i], dst))
+			return true;
+	return false;
 }
 
 uint64_t srd_memnet_now(const struct srd_memnet *net)
@@ -268,7 +295,8 @@ static int mem_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
 				memnet_enqueue(net, &wire->addr, &tx[i], len);
 			continue;
 		}
-		if (tx[i].path < 64 && (net->path_drop >> tx[i].path & 1)) {
+		if ((tx[i].path < 64 && (net->path_drop >> tx[i].path & 1)) ||
+		    memnet_host_dropped(net, &wire->addr, tx[i].dst)) {
 			net->stats.path_drops++;
 			net->stats.dropped++;
 			continue;

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/*
+ * srd_tp_rails.c: a multi-rail peer's other rails (spec 5.16).
+ *
+ * A multi-rail endpoint's wire numbers its paths rail by rail
+ * (srd_wire_rails.c); its address is rail 0's, the only one the
+ * application and the AV know.  Each handshake (HS_REQ, HS_RESP) names
+ * the sender's other rails, and a peer's rails are then where paths
+ * past rail 0's send to.  A rail carries nothing of ours until it is
+ * proven: the peer named it answering our own request (the endpoint we
+ * chose to talk to asks for its data there), or a packet of one of the
+ * peer's sessions arrived from it.  Datagrams from a rail are found by
+ * the rail's IP and the peer's address port (its header's src_port),
+ * and only by a peer whose session token the datagram carries, so a
+ * handshake claiming another host's rails gets nothing that host sends.
+ * It owns the peers' srd_tp_rails and srd_tp.rail_peers; it must not
+ * touch paths or windows.
+ */
+#include "config.h"
+#include "srd_tp_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t srd_tp_hs_rails_fill(const struct srd_tp *tp, uint8_t *buf)
+{
+	const struct srd_wire *wire = tp->wire;
+	struct srd_hs_rails_hdr hdr = { 0 };
+	unsigned n = srd_wire_nrails(wire);
+	size_t off = sizeof(hdr);
+
+	if (n < 2)
+		return 0;
+	hdr.count = (uint8_t)SRD_MIN(n - 1, (unsigned)SRD_HS_RAILS_MAX);
+	for (unsigned r = 1; r <= hdr.count; r++) {
+		const union srd_wire_addr *a = &wire->rail_addrs[r];
+		struct srd_hs_rail rail = { 0 };
+		uint16_t port = srd_wire_addr_port(a);
+
+		if (a->sa.sa_family == AF_INET6) {
+			memcpy(rail.addr, &a->sin6.sin6_addr, 16);
+			rail.family = 6;
+		} else {
+			memcpy(rail.addr, &a->sin.sin_addr, 4);
+			rail.family = 4;
+		}
+		rail.port = htons(port);
+		memcpy(buf + off, &rail, sizeof(rail));
+		off += sizeof(rail);
+	}
+	memcpy(buf, &hdr, sizeof(hdr));
+	return off;
+}
+
+/* The key a rail's datagrams are found by: its IP, the peer's port. */
+static uint64_t tp_rail_key(const struct srd_tp *tp,
+			    const struct srd_tp_peer *peer,
+			    const union srd_wire_addr *dst,
+			    union srd_wire_addr *key)
+{
+	*key = *dst;
+	srd_wire_addr_set_port(key, srd_wire_addr_port(&peer->addr));
+	return srd_tp_addr_hash(tp, key);
+}
+
+void srd_tp_peer_rails_drop(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	struct srd_tp_rails *rails = peer->rails;
+
+	if (!rails)
+		return;
+	for (unsigned r = 1; r < rails->n; r++)
+		srd_hmap_remove(&tp->rail_peers, &rails->rail[r].hnode);
+	free(rails);
+	peer->rails = NULL;
+}
+
+/* One rail of the block, as an address of our family; false when it is
+ * not one (another family, a zero IP or port). */
+static bool tp_rail_parse(const struct srd_tp *tp,
+			  const struct srd_hs_rail *rail,
+			  union srd_wire_addr *out)
+{
+	int family = tp->wire->addr.sa.sa_family;
+	static const uint8_t zero[16];
+
+	memset(out, 0, sizeof(*out));
+	if (!rail->port)
+		return false;
+	if (family == AF_INET && rail->family == 4 &&
+	    memcmp(rail->addr, zero, 4)) {
+		out->sin.sin_family = AF_INET;
+		memcpy(&out->sin.sin_addr, rail->addr, 4);
+	} else if (family == AF_INET6 && rail->family == 6 &&
+		   memcmp(rail->addr, zero, 16)) {
+		out->sin6.sin6_family = AF_INET6;
+		memcpy(&out->sin6.sin6_addr, rail->addr, 16);
+	} else {
+		return false;
+	}
+	srd_wire_addr_set_port(out, ntohs(rail->port));
+	return true;
+}
+
+void srd_tp_peer_rails_learn(struct srd_tp *tp, struct srd_tp_peer *peer,
+			     const uint8_t *blk, size_t len, bool answered)
+{
+	unsigned ours = srd_wire_nrails(tp->wire), n = 1;
+	union srd_wire_addr addrs[SRD_WIRE_RAILS_MAX];
+	struct srd_hs_rails_hdr hdr;
+	struct srd_tp_rails *rails;
+
+	if (ours < 2)
+		return;
+	if (len >= sizeof(hdr)) {
+		memcpy(&hdr, blk, sizeof(hdr));
+		for (unsigned i = 0; i < hdr.count && n < ours &&
+		     sizeof(hdr) + (i + 1) * sizeof(struct srd_hs_rail) <= len;
+		     i++) {
+			struct srd_hs_rail rail;
+
+			memcpy(&rail, blk + sizeof(hdr) + i * sizeof(rail),
+			       sizeof(rail));
+			/* a rail that is not one ends the list: the paths
+			 * of the rails after it would have no address */
+			if (!tp_rail_parse(tp, &rail, &addrs[n]))
+				break;
+			n++;
+		}
+	}
+	rails = peer->rails;
+	if (rails && rails->n == n) {
+		bool same = true;
+
+		for (unsigned r = 1; r < n; r++)
+			same &= srd_wire_addr_equal(&rails->rail[r].dst,
+						    &addrs[r]);
+		if (same) {
+			if (answered)
+				rails->proven = (uint8_t)((1u << n) - 1);
+			return;
+		}
+	}
+	srd_tp_peer_rails_drop(tp, peer);
+	if (n < 2)
+		return;
+	rails = calloc(1, sizeof(*rails));
+	if (!rails) {
+		/* rail 0 alone still works: said, since the other rails
+		 * then carry nothing to this peer */
+		SRD_WARN(FI_LOG_EP_DATA,
+			 "no memory for a peer's %u rails: rail 0 only\n", n);
+		return;
+	}
+	rails->n = (uint8_t)n;
+	rails->proven = answered ? (uint8_t)((1u << n) - 1) : 1;
+	for (unsigned r = 1; r < n; r++) {
+		union srd_wire_addr key;
+
+		rails->rail[r].peer = peer;
+		rails->rail[r].dst = addrs[r];
+		srd_hmap_insert(&tp->rail_peers, &rails->rail[r].hnode,
+				tp_rail_key(tp, peer, &addrs[r], &key));
+	}
+	peer->rails = rails;
+	tp->cnt.rail_peers++;
+}
+
+struct srd_tp_peer *srd_tp_rail_peer_find(struct srd_tp *tp,
+					  const union srd_wire_addr *addr,
+					  uint64_t token, unsigned *rail)
+{
+	struct srd_hnode *node = srd_hmap_find(&tp->rail_peers,
+					       srd_tp_addr_hash(tp, addr));
+
+	for (; node; node = srd_hmap_next(node)) {
+		struct srd_tp_rail_alias *a =
+			srd_container_of(node, struct srd_tp_rail_alias, hnode);
+		struct srd_tp_peer *peer = a->peer;
+		union srd_wire_addr key;
+
+		tp_rail_key(tp, peer, &a->dst, &key);
+		if (!srd_wire_addr_equal(&key, addr) ||
+		    (token != peer->tx_token && token != peer->rx_token))
+			continue;
+		*rail = (unsigned)(a - peer->rails->rail);
+		return peer;
+	}
+	return NULL;
+}
+
+void srd_tp_rail_heard(struct srd_tp *tp, struct srd_tp_peer *peer,
+		       unsigned rail)
+{
+	uint8_t bit = (uint8_t)(1u << rail);
+
+	if (!peer->rails || rail >= peer->rails->n)
+		return;
+	peer->rails->rx_rail = (uint8_t)rail;
+	if (peer->rails->proven & bit)
+		return;
+	peer->rails->proven |= bit;
+	tp->cnt.rails_proven++;
+}
