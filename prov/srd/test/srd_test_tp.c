@@ -1364,6 +1364,16 @@ static void node_open_rails(int i, uint16_t per)
 	nodes[i].seen = calloc(nodes[i].nseen, 1);
 }
 
+/* Rail 0's paths UP, rail 1's DOWN. */
+static void assert_rail1_down(const struct srd_tp_peer *peer, uint16_t per)
+{
+	for (uint16_t p = 0; p < per; p++) {
+		cr_assert_eq(peer->paths[p].state, SRD_TP_PATH_UP, "path %u", p);
+		cr_assert_eq(peer->paths[per + p].state, SRD_TP_PATH_DOWN,
+			     "rail 1 path %u", p);
+	}
+}
+
 static uint64_t rail_pkts(const struct srd_tp_peer *peer, int rail,
 			  uint16_t per)
 {
@@ -1387,7 +1397,7 @@ Test(tp, multi_rail_sprays_over_both_and_survives_one_dying)
 	union srd_wire_addr a0 = node_addr(0), a1 = node_addr(1);
 	union srd_wire_addr r1 = node_rail1_addr(1);
 	struct srd_tp_peer *to1, *to0;
-	uint64_t on0, on1;
+	uint64_t on0, on1, retx1 = 0;
 
 	setup_net(0, 0, 0);
 	node_open_rails(0, per);
@@ -1419,16 +1429,23 @@ Test(tp, multi_rail_sprays_over_both_and_survives_one_dying)
 	nodes[1].max_gap_ns = 0;
 	nodes[1].last_rx_ns = srd_memnet_now(net);
 	on1 = rail_pkts(to1, 1, per);
+	for (uint16_t p = 0; p < per; p++)
+		retx1 += to1->paths[per + p].retx;
 	send_burst(0, 1, pkts, count);
 	while (nodes[0].acked + nodes[0].failed < count &&
-	       srd_memnet_now(net) < 20 * SRD_NS_PER_S)
+	       srd_memnet_now(net) < 20 * SRD_NS_PER_S) {
+		/* as after a loss on the last good path (it is forgotten):
+		 * which rail a resend takes must not rest on it */
+		to1->good_path = SRD_TP_PATH_NONE;
 		step(2);
-	assert_exactly_once(pkts, count);
-	for (uint16_t p = 0; p < per; p++) {
-		cr_assert_eq(to1->paths[p].state, SRD_TP_PATH_UP, "path %u", p);
-		cr_assert_eq(to1->paths[per + p].state, SRD_TP_PATH_DOWN,
-			     "rail 1 path %u", p);
 	}
+	assert_exactly_once(pkts, count);
+	assert_rail1_down(to1, per);
+	/* resends of what rail 1 lost left by rail 0, the only other */
+	for (uint16_t p = 0; p < per; p++)
+		retx1 -= to1->paths[per + p].retx;
+	cr_assert_eq(retx1, 0, "%ld resends went by the rail that lost them",
+		     -(long)retx1);
 	/* down after 3 losses each, then probes only */
 	cr_assert_lt((rail_pkts(to1, 1, per) - on1) * 20, count,
 		     "the dead rail carried %lu of %u",
@@ -1438,6 +1455,53 @@ Test(tp, multi_rail_sprays_over_both_and_survives_one_dying)
 	/* the receiver's acks went by rail 0, where the data came */
 	cr_assert_eq(to0->rails->rx_rail, 0);
 	free(pkts);
+	teardown_all();
+}
+
+/* The sender's own rail 1 goes down: its sends there are refused at
+ * once (no route), which counts as its paths' losses without waiting
+ * for acks: each goes DOWN after its three refusals, and everything
+ * arrives exactly once by rail 0. */
+Test(tp, multi_rail_refused_sends_take_the_rail_down_at_once)
+{
+	const uint32_t count = 20000;
+	const uint16_t per = 8;
+	struct test_pkt *pkts = make_pkts(count, 200);
+	union srd_wire_addr a1 = node_addr(1), r0 = node_rail1_addr(0);
+	struct srd_tp_peer *to1;
+	struct test_pkt *warm;
+	uint64_t t_kill;
+
+	setup_net(0, 0, 0);
+	node_open_rails(0, per);
+	node_open_rails(1, per);
+	warm = run_transfer(100, SRD_NS_PER_S);
+	cr_assert_eq(nodes[0].acked, 100);
+	to1 = srd_tp_peer_find(&nodes[0].tp, &a1);
+	cr_assert_eq(to1->rails->proven, 3);
+	cr_assert_eq(nodes[0].tp.cnt.tx_unrouted, 0);
+	srd_memnet_set_host_drop(net, &r0, true);
+	nodes[0].acked = 0;
+	nodes[1].delivered = 0;
+	memset(nodes[1].seen, 0, nodes[1].nseen);
+	t_kill = srd_memnet_now(net);
+	send_burst(0, 1, pkts, count);
+	/* every rail 1 path DOWN before any retransmit timeout could have
+	 * told (the silent-path rule waits one RTO, 500 us at least) */
+	while (to1->paths_down < per && srd_memnet_now(net) < SRD_NS_PER_S)
+		step(2);
+	cr_assert_eq(to1->paths_down, per);
+	cr_assert_lt(srd_memnet_now(net) - t_kill, SRD_TP_RTO_MIN_NS_DEFAULT,
+		     "rail 1 down %lu ns after its sends were refused",
+		     srd_memnet_now(net) - t_kill);
+	while (nodes[0].acked + nodes[0].failed < count &&
+	       srd_memnet_now(net) < 20 * SRD_NS_PER_S)
+		step(2);
+	assert_exactly_once(pkts, count);
+	assert_rail1_down(to1, per);
+	cr_assert_geq(nodes[0].tp.cnt.tx_unrouted, 3u * per);
+	free(pkts);
+	free(warm);
 	teardown_all();
 }
 

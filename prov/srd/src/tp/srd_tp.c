@@ -208,6 +208,29 @@ void srd_tp_tx_stage(struct srd_tp *tp, struct srd_tp_peer *peer,
 	pkt->flags |= SRD_TP_PKT_F_STAGED;
 }
 
+/* Datagrams of the last post the wire refused for want of a route
+ * (srd_wire.h): each counts as its path's loss at once (DOWN after
+ * three, spec 5.12), so that nothing more goes where the interface is
+ * gone while its acks are awaited; the packets themselves are found
+ * lost as any other, when their path falls silent. */
+static void tp_tx_unrouted(struct srd_tp *tp, int first, int n)
+{
+	uint64_t now = srd_tp_now(tp);
+
+	for (unsigned k = 0; k < tp->wire->tx_unrouted_n; k++) {
+		int i = first + tp->wire->tx_unrouted[k];
+		struct srd_tp_pkt *pkt;
+
+		if (i >= n)
+			continue;
+		pkt = tp->tx_stage_pkt[i];
+		tp->cnt.tx_unrouted++;
+		if (pkt->peer && pkt->peer->paths &&
+		    pkt->path < tp->wire->npaths)
+			srd_tp_path_lost(tp, pkt->peer, pkt->path, now);
+	}
+}
+
 /* A datagram the wire does not take is a loss like any other: the
  * transport resends it. */
 void srd_tp_tx_post_staged(struct srd_tp *tp)
@@ -222,6 +245,8 @@ void srd_tp_tx_post_staged(struct srd_tp *tp)
 					  n - done);
 		if (ret <= 0)
 			break;
+		if (tp->wire->tx_unrouted_n)
+			tp_tx_unrouted(tp, done, n);
 		done += ret;
 	}
 	/* Posting took a while (a sendmmsg copies up to 64 datagrams):

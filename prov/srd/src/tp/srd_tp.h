@@ -348,6 +348,7 @@ struct srd_tp_counters {
 					 * paths and window ring */
 	uint64_t rail_peers;		/* peers whose rails we learned */
 	uint64_t rails_proven;		/* rails proven by a packet from them */
+	uint64_t tx_unrouted;		/* datagrams the wire found no route for */
 };
 
 struct srd_tp {

@@ -132,6 +132,34 @@ static inline uint16_t tp_path_burst_start(struct srd_tp *tp,
 	return path;
 }
 
+/*
+ * A resend of a multi-rail peer leaves by another rail than its lost
+ * copy (spec 5.16): the paths of one rail share its link, and when the
+ * link dies every one of them is a black hole until each has lost its
+ * three packets, while the last path known to deliver may well be one
+ * of them.  The last good path if it is on another rail, else the next
+ * usable path there; SRD_TP_PATH_NONE when no other rail has one UP.
+ */
+static uint16_t tp_path_other_rail(struct srd_tp *tp,
+				   struct srd_tp_peer *peer, uint16_t avoid,
+				   uint16_t n)
+{
+	uint16_t per = srd_wire_rail_paths(tp->wire);
+	uint16_t good = peer->good_path;
+
+	if (good != SRD_TP_PATH_NONE && good / per != avoid / per &&
+	    peer->paths[good].state == SRD_TP_PATH_UP)
+		return good;
+	for (uint32_t tries = 0; tries < n; tries++) {
+		uint16_t i = (uint16_t)(peer->path_next++ % n);
+
+		if (i / per != avoid / per &&
+		    peer->paths[i].state == SRD_TP_PATH_UP)
+			return i;
+	}
+	return SRD_TP_PATH_NONE;
+}
+
 uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  int avoid)
 {
@@ -139,6 +167,12 @@ uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
 
 	if (n == 1)
 		return 0;
+	if (avoid >= 0 && n > srd_wire_rail_paths(tp->wire)) {
+		uint16_t other = tp_path_other_rail(tp, peer, (uint16_t)avoid, n);
+
+		if (other != SRD_TP_PATH_NONE)
+			return other;
+	}
 	/* A resend goes where packets were delivered last, if that is not
 	 * where its lost copy went: a sparse sender (a lone CTS or
 	 * request) that picked a black hole must not pick another. */

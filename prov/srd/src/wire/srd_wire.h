@@ -59,6 +59,7 @@ const char *srd_wire_addr_str(const union srd_wire_addr *addr, char *buf,
 			      size_t len);
 
 #define SRD_WIRE_IOV_MAX 8
+#define SRD_WIRE_UNROUTED_MAX 64
 
 struct srd_wire_tx {
 	const union srd_wire_addr *dst;
@@ -133,6 +134,15 @@ struct srd_wire {
 	uint8_t nrails;
 	uint16_t rail_paths;
 	const union srd_wire_addr *rail_addrs;
+	/* UDP: datagrams of the last post that the kernel refused for want
+	 * of a route from their path's source (ENETUNREACH, EHOSTUNREACH,
+	 * ENETDOWN, EADDRNOTAVAIL: the interface went down or lost its
+	 * address), as indexes into that post's tx[], the first
+	 * SRD_WIRE_UNROUTED_MAX of them; each post starts the list again.
+	 * Losses the transport knows of at once, without waiting for the
+	 * acks that will not come.  Other wires leave the count 0. */
+	uint16_t tx_unrouted_n;
+	uint16_t tx_unrouted[SRD_WIRE_UNROUTED_MAX];
 };
 
 #define SRD_WIRE_RAILS_MAX 4

@@ -84,6 +84,7 @@ static int rails_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
 	uint16_t per = wire->rail_paths;
 	int done = 0, ret = 0;
 
+	wire->tx_unrouted_n = 0;
 	while (done < n) {
 		unsigned rail = tx[done].path / per;
 		int k = 0;
@@ -101,6 +102,10 @@ static int rails_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
 		ret = r->rail[rail]->ops->post(r->rail[rail], sub, k);
 		if (ret < 0)
 			break;
+		for (unsigned u = 0; u < r->rail[rail]->tx_unrouted_n &&
+		     wire->tx_unrouted_n < SRD_WIRE_UNROUTED_MAX; u++)
+			wire->tx_unrouted[wire->tx_unrouted_n++] = (uint16_t)
+				(done + r->rail[rail]->tx_unrouted[u]);
 		done += ret;
 		if (ret < k)
 			break;

@@ -221,10 +221,25 @@ static void udp_gso_refused(struct srd_wire_udp *udp, int err)
 		 "one system call per datagram from now on\n", strerror(err));
 }
 
+/* A refusal for want of a route: the post's tx[first..end) are listed
+ * in tx_unrouted (srd_wire.h). */
+static void udp_note_unrouted(struct srd_wire_udp *udp, int err, int first,
+			      int end)
+{
+	struct srd_wire *w = &udp->wire;
+
+	if (err != ENETUNREACH && err != EHOSTUNREACH && err != ENETDOWN &&
+	    err != EADDRNOTAVAIL)
+		return;
+	for (int i = first; i < end && w->tx_unrouted_n < SRD_WIRE_UNROUTED_MAX;
+	     i++)
+		w->tx_unrouted[w->tx_unrouted_n++] = (uint16_t)i;
+}
+
 /* Sends tx[0..n) datagram by datagram; returns how many the kernel
- * took (a refusal is logged). */
+ * took (a refusal is logged).  base: tx[0]'s index in the post. */
 static int udp_send_each(struct srd_wire_udp *udp, int fd,
-			 const struct srd_wire_tx *tx, int n)
+			 const struct srd_wire_tx *tx, int n, int base)
 {
 	int ok = 0;
 
@@ -237,10 +252,14 @@ static int udp_send_each(struct srd_wire_udp *udp, int fd,
 		};
 
 		udp->wire.tx_calls++;
-		if (sendmsg(fd, &h, MSG_DONTWAIT) < 0)
-			udp_tx_error(udp, &h, errno);
-		else
+		if (sendmsg(fd, &h, MSG_DONTWAIT) < 0) {
+			int err = errno;
+
+			udp_note_unrouted(udp, err, base + j, base + j + 1);
+			udp_tx_error(udp, &h, err);
+		} else {
 			ok++;
+		}
 	}
 	return ok;
 }
@@ -252,7 +271,7 @@ static int udp_send_each(struct srd_wire_udp *udp, int fd,
  * the transport resends.
  */
 static int udp_post_path(struct srd_wire_udp *udp,
-			 const struct srd_wire_tx *tx, int n)
+			 const struct srd_wire_tx *tx, int n, int base)
 {
 	uint16_t path = tx[0].path;
 	int fd = udp->fds[path % udp->wire.npaths];
@@ -287,7 +306,8 @@ static int udp_post_path(struct srd_wire_udp *udp,
 			 * datagrams one by one tell (EINVAL is both: no
 			 * checksum offload, or a source that cannot reach
 			 * the peer); only the first turns GSO off. */
-			if (!udp_send_each(udp, fd, tx + first, end - first)) {
+			if (!udp_send_each(udp, fd, tx + first, end - first,
+					   base + first)) {
 				sent = 1;
 				continue;
 			}
@@ -295,7 +315,14 @@ static int udp_post_path(struct srd_wire_udp *udp,
 			udp->wire.tx_dgrams += (uint64_t)end;
 			return end;	/* the rest again, unsegmented */
 		}
-		udp_tx_error(udp, &udp->tx_msgs[k].msg_hdr, errno);
+		{
+			int err = errno;
+
+			udp_note_unrouted(udp, err, base + udp->tx_first[k],
+					  base + (k + 1 < m ? udp->tx_first[k + 1] :
+						  i));
+			udp_tx_error(udp, &udp->tx_msgs[k].msg_hdr, err);
+		}
 		sent = 1;
 	}
 	udp->wire.tx_dgrams += (uint64_t)i;
@@ -308,13 +335,14 @@ static int udp_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
 	struct srd_wire_udp *udp = wire_udp(wire);
 	int done = 0;
 
+	wire->tx_unrouted_n = 0;
 	if (n == 1) {	/* a lone datagram (an ack, a small message) */
-		udp_send_each(udp, udp->fds[tx->path % wire->npaths], tx, 1);
+		udp_send_each(udp, udp->fds[tx->path % wire->npaths], tx, 1, 0);
 		udp->wire.tx_dgrams++;
 		return 1;
 	}
 	while (done < n)
-		done += udp_post_path(udp, tx + done, n - done);
+		done += udp_post_path(udp, tx + done, n - done, done);
 	return n;
 }
 

@@ -43,8 +43,10 @@ void srd_memnet_set_faults(struct srd_memnet *net, uint32_t loss_ppm,
  * black-holed ECMP link, in both directions. */
 void srd_memnet_set_path_drop(struct srd_memnet *net, uint64_t path_mask);
 /* Drops every datagram from or to this IP (the port is ignored): an
- * interface whose link went down (a dead rail, spec 5.16).  Up to 4
- * addresses at once; drop false takes one off. */
+ * interface whose link went down (a dead rail, spec 5.16); a wire of
+ * that IP sees its sends refused (tx_unrouted, srd_wire.h), as from a
+ * socket whose route is gone.  Up to 4 addresses at once; drop false
+ * takes one off. */
 void srd_memnet_set_host_drop(struct srd_memnet *net,
 			      const union srd_wire_addr *ip, bool drop);
 uint64_t srd_memnet_now(const struct srd_memnet *net);

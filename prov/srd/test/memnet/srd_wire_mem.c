@@ -128,15 +128,22 @@ void srd_memnet_set_host_drop(struct srd_memnet *net,
 		net->host_drop[net->nhost_drop++] = *ip;
 }
 
-static bool memnet_host_dropped(const struct srd_memnet *net,
-				const union srd_wire_addr *src,
-				const union srd_wire_addr *dst)
+/* 0: not dropped; 1: its destination's interface is down (dropped on
+ * the way); 2: its source's is (refused at once, srd_wire.h's
+ * tx_unrouted, as the kernel refuses a send with no route). */
+static int memnet_host_dropped(const struct srd_memnet *net,
+			       const union srd_wire_addr *src,
+			       const union srd_wire_addr *dst)
 {
-	for (int i = 0; i < net->nhost_drop; i++)
-		if (srd_wire_addr_same_host(&net->host_drop[i], src) ||
-		    srd_wire_addr_same_host(&net->host_drop[i], dst))
-			return true;
-	return false;
+	int why = 0;
+
+	for (int i = 0; i < net->nhost_drop; i++) {
+		if (srd_wire_addr_same_host(&net->host_drop[i], src))
+			return 2;
+		if (srd_wire_addr_same_host(&net->host_drop[i], dst))
+			why = 1;
+	}
+	return why;
 }
 
 uint64_t srd_memnet_now(const struct srd_memnet *net)
@@ -277,8 +284,10 @@ static int mem_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
 {
 	struct srd_memnet *net = wire_mem(wire)->net;
 
+	wire->tx_unrouted_n = 0;
 	for (int i = 0; i < n; i++) {
 		size_t len = 0;
+		int host;
 
 		for (int j = 0; j < tx[i].iovcnt; j++)
 			len += tx[i].iov[j].iov_len;
@@ -295,8 +304,11 @@ static int mem_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
 				memnet_enqueue(net, &wire->addr, &tx[i], len);
 			continue;
 		}
+		host = memnet_host_dropped(net, &wire->addr, tx[i].dst);
+		if (host == 2 && wire->tx_unrouted_n < SRD_WIRE_UNROUTED_MAX)
+			wire->tx_unrouted[wire->tx_unrouted_n++] = (uint16_t)i;
 		if ((tx[i].path < 64 && (net->path_drop >> tx[i].path & 1)) ||
-		    memnet_host_dropped(net, &wire->addr, tx[i].dst)) {
+		    host) {
 			net->stats.path_drops++;
 			net->stats.dropped++;
 			continue;
