@@ -35,7 +35,7 @@ struct opts {
 	uint64_t prop_ns, queue_kb;
 	uint16_t paths;
 	bool single_only, spray_only;
-	uint32_t host_window, window, cwnd_init;
+	uint32_t host_window, window, cwnd_init, rx_grant;
 	uint64_t rto_min_us, cc_target_us, path_step_us;
 	uint32_t msg_kb, msgs;
 	enum fault fault;
@@ -306,6 +306,7 @@ static int run_one(const struct opts *o, uint32_t size, uint16_t paths,
 	srd_tp_cfg_default(&hcfg.tp);
 	hcfg.tp.window_pkts = o->window;
 	hcfg.tp.cwnd_init = o->cwnd_init;
+	hcfg.tp.rx_grant_pkts = o->rx_grant;
 	hcfg.tp.rto_min_ns = o->rto_min_us * 1000;
 	hcfg.tp.cc_target_ns = o->cc_target_us * 1000;
 	hcfg.tp.path_step_ns = o->path_step_us * 1000;
@@ -715,6 +716,7 @@ static void usage(void)
 "  --queue-kb N      switch output queue (512)\n"
 "  --paths N (16)    --spray-only, --single-only\n"
 "  --window N (256) --cwnd-init N (32) --rto-min-us N (100)\n"
+"  --rx-grant N (64: packets a receiver shares among its senders; 0: off)\n"
 "  --cc-target-us N (25) --path-step-us N (50)\n"
 "  --host-window N (128 packets posted per host)\n"
 "  --msg-kb N --msgs N  --fault blackhole|loss --loss-pct N (10)\n"
@@ -750,13 +752,15 @@ int main(int argc, char **argv)
 		{ "fail-at-us", 1, 0, 'a' }, { "end-ms", 1, 0, 'e' },
 		{ "seed", 1, 0, 'z' }, { "out", 1, 0, 'o' },
 		{ "name", 1, 0, 'n' },
-		{ "path-step-us", 1, 0, 'T' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+		{ "path-step-us", 1, 0, 'T' }, { "rx-grant", 1, 0, 'R' },
+		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	struct opts o = {
 		.hosts = 256, .per_leaf = 16, .oversub = 1,
 		.host_gbps = 100, .fabric_gbps = 100, .prop_ns = 500,
 		.queue_kb = 512, .paths = 16, .host_window = 128,
 		.window = 256, .cwnd_init = 32, .rto_min_us = 100,
+		.rx_grant = SRD_TP_RX_GRANT_DEFAULT,
 		.cc_target_us = 25, .path_step_us = 50, .loss_pct = 10, .fail_at_us = 200,
 		.end_ms = 100, .seed = 1,
 	};
@@ -816,6 +820,7 @@ int main(int argc, char **argv)
 		case '1': o.single_only = true; break;
 		case 'w': o.window = (uint32_t)atoi(optarg); break;
 		case 'c': o.cwnd_init = (uint32_t)atoi(optarg); break;
+		case 'R': o.rx_grant = (uint32_t)atoi(optarg); break;
 		case 'r': o.rto_min_us = strtoull(optarg, NULL, 0); break;
 		case 't': o.cc_target_us = strtoull(optarg, NULL, 0); break;
 		case 'T': o.path_step_us = strtoull(optarg, NULL, 0); break;
@@ -864,12 +869,12 @@ int main(int argc, char **argv)
 	printf("srd_sim %s: seed %lu; %u hosts per leaf, %u spines"
 	       " (oversubscription %u:1), hosts %.0f Gb/s, fabric %.0f Gb/s,"
 	       " %lu ns per link, %lu KiB switch queues; messages %u x %u KiB;"
-	       " transport window %u, cwnd_init %u, rto_min %lu µs,"
+	       " transport window %u, cwnd_init %u, rx_grant %u, rto_min %lu µs,"
 	       " cc_target %lu µs, path_step %lu µs; %u packets posted per"
 	       " host; MTU 4096\n\n",
 	       sc_names[o.sc], o.seed, o.per_leaf, o.per_leaf / o.oversub,
 	       o.oversub, o.host_gbps, o.fabric_gbps, o.prop_ns, o.queue_kb,
-	       o.msgs, o.msg_kb, o.window, o.cwnd_init, o.rto_min_us,
+	       o.msgs, o.msg_kb, o.window, o.cwnd_init, o.rx_grant, o.rto_min_us,
 	       o.cc_target_us, o.path_step_us, o.host_window);
 	print_header(&o);
 	for (int i = 0; i < o.nsizes; i++)

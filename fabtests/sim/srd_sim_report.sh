@@ -50,7 +50,7 @@ run perm perm --sizes "64,256${big:+,$big}"
 run a2a_oversub a2a --sizes 256 --oversub 2
 run perm_oversub perm --sizes 256 --oversub 2
 run incast incast --sizes 32,128
-run incast_cwnd4 incast --sizes 32,128 --cwnd-init 4
+run incast_nogrant incast --sizes 32,128 --rx-grant 0
 run fail_blackhole fail --fault blackhole
 run fail_loss fail --fault loss --loss-pct 10
 elapsed=$(( $(date +%s) - start ))
@@ -161,15 +161,17 @@ $(section perm_oversub)
 
 32 or 128 hosts on other leaves each send 256 KiB to host 0 at once; the
 receiver's 100 Gb/s link is the bottleneck whatever the paths, and its
-leaf port's queue is plotted.  The first table uses the provider's
-initial congestion window (32 packets, 128 KiB per peer: 4 MiB from 32
-senders into a 512 KiB queue); the second starts at 4 packets.
+leaf port's queue is plotted.  The first table runs the provider's
+defaults: an initial congestion window of 32 packets (128 KiB per
+peer: 4 MiB from 32 senders into a 512 KiB queue) and the receiver's
+grants (\`FI_SRD_RX_GRANT\`, 64 packets shared among its senders,
+protocol spec 5.17); the second turns the grants off.
 
 $(section incast)
-![incast queue, initial window 32](incast_queue.png)
+![incast queue, with grants](incast_queue.png)
 
-$(section incast_cwnd4)
-![incast queue, initial window 4](incast_cwnd4_queue.png)
+$(section incast_nogrant)
+![incast queue, grants off](incast_nogrant_queue.png)
 
 ## A spine link fails
 
@@ -213,9 +215,10 @@ run ends, before any idle time: its path table (88 bytes per path) and
 receive bitmap are still held.  A peer silent for FI_SRD_PEER_IDLE_MS
 (10 s) gives both back (srd_tp_peers_compact; the unit test
 tp/idle_peer_lets_go_of_paths_and_window_ring checks it, in virtual
-time): it then costs the peer structure and its table slot, 728 bytes
-in the provider (720-byte peer with the message layer's part, 8-byte
-slot; 720 before the multi-rail pointer), 2,312 before that.  The goal of 512 bytes is **not met**: what is
+time): it then costs the peer structure and its table slot, 736 bytes
+in the provider (728-byte peer with the message layer's part, 8-byte
+slot; 720 before the multi-rail pointer and the grant fields), 2,312
+before that.  The goal of 512 bytes is **not met**: what is
 left is the send session's RTT, congestion-control, loss-recovery and
 handshake state, kept in the peer structure.  The simulator does not
 run an idle spell, so its runs do not show the compacted size.
@@ -235,17 +238,19 @@ run an idle spell, so its runs do not show the compacted size.
   the queueing delays of a 100 Gb/s fabric (tried from 2 to 50 µs).
   Per-path windows, or steering by the echoed queueing delay, are the
   next step.
-- **Incast is decided by the initial window**: 32 or 128 senders that
-  each start with 32 packets overflow the receiver's 512 KiB port at
-  once, and recovery costs milliseconds: each sender loses the tail of
-  its burst, nothing it sent later is acknowledged, so neither SACK
-  holes nor a silent path reveal those packets and they come back one
-  per retransmission timeout (F-RTO resends only the oldest, to spare a
-  receiver that was merely slow).  Starting at 4 packets brings both
-  incasts to 90 % of the receiver's link or more.  Declaring the rest of
-  such a tail lost once the resent copy is acknowledged (as RACK would)
-  is the next step for the transport.
-  Spraying cannot help there: the bottleneck is the last hop.  These runs
+- **Incast is decided by the receiver's grants**: without them, 32 or
+  128 senders that each start with 32 packets overflow the receiver's
+  512 KiB port at once, and recovery costs milliseconds: each sender
+  loses the tail of its burst, nothing it sent later is acknowledged,
+  so neither SACK holes nor a silent path reveal those packets and they
+  come back one per retransmission timeout (F-RTO resends only the
+  oldest, to spare a receiver that was merely slow).  With them, the
+  handshakes of senders that start together draw on one budget (the
+  first two get their window, the rest 1 packet), and every ack then
+  gives each sender its share of 64 packets in flight: the 32:1 incast
+  keeps its queue below the port's size with no drop, the 128:1 one
+  (128 packets of 4 KiB are the port's size) drops a few dozen at the
+  start.  Spraying cannot help there: the bottleneck is the last hop.  These runs
   found a transport bug: a timeout whose resend found the window full of
   packets that were lost too sent nothing, and backed off again; senders
   sat out timeouts of tens of milliseconds.  From the second timeout in

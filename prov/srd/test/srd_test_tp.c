@@ -42,6 +42,7 @@ struct test_node {
 };
 
 static uint64_t cfg_cc_target_ns = SRD_TP_CC_TARGET_NS_DEFAULT;
+static uint32_t cfg_rx_grant = SRD_TP_RX_GRANT_DEFAULT;
 
 static struct srd_memnet *net;
 static struct test_node nodes[NODES_MAX];
@@ -126,6 +127,7 @@ static void node_open(int i, uint16_t npaths, uint64_t peer_timeout_ns)
 	srd_tp_cfg_default(&cfg);
 	cfg.peer_timeout_ns = peer_timeout_ns;
 	cfg.cc_target_ns = cfg_cc_target_ns;
+	cfg.rx_grant_pkts = cfg_rx_grant;
 	cr_assert_eq(srd_wire_mem_open(net, &a, npaths, &nodes[i].wire), 0);
 	cr_assert_eq(srd_tp_init(&nodes[i].tp, nodes[i].wire, &cfg, &t_ops,
 				 &nodes[i]), 0);
@@ -723,8 +725,8 @@ struct incast_result {
 	uint64_t first_done_ns, last_done_ns;
 };
 
-static void run_incast(uint64_t cc_target_ns, uint32_t count,
-		       struct incast_result *res)
+static void run_incast(uint64_t cc_target_ns, uint32_t grant,
+		       uint32_t count, struct incast_result *res)
 {
 	struct srd_memnet_attr attr = {
 		.seed = 7, .delay_ns = 5000, .mtu = 4096,
@@ -736,6 +738,7 @@ static void run_incast(uint64_t cc_target_ns, uint32_t count,
 	bool all;
 
 	cfg_cc_target_ns = cc_target_ns;
+	cfg_rx_grant = grant;
 	cr_assert_eq(srd_memnet_open(&attr, &net), 0);
 	for (int i = 0; i < 5; i++)
 		node_open(i, 4, 10 * SRD_NS_PER_S);
@@ -781,6 +784,7 @@ static void run_incast(uint64_t cc_target_ns, uint32_t count,
 		free(pkts[s]);
 	teardown_all();
 	cfg_cc_target_ns = SRD_TP_CC_TARGET_NS_DEFAULT;
+	cfg_rx_grant = SRD_TP_RX_GRANT_DEFAULT;
 }
 
 Test(tp, incast_congestion_control_bounds_the_queue)
@@ -791,8 +795,9 @@ Test(tp, incast_congestion_control_bounds_the_queue)
 	uint64_t bytes = 4ULL * count * (sizeof(struct srd_base_hdr) + 256);
 	uint64_t ideal_ns = bytes * 1000 / 1000;	/* 1000 B/us */
 
-	run_incast(0, count, &off);
-	run_incast(20 * SRD_NS_PER_US, count, &on);
+	/* grants off in both: this is congestion control's test */
+	run_incast(0, 0, count, &off);
+	run_incast(20 * SRD_NS_PER_US, 0, count, &on);
 	cr_log_info("incast: no CC: %lu drops, queue max %lu us, %lu resent, "
 		    "%.2f ms; CC: %lu drops, queue max %lu us, %lu resent, "
 		    "%.2f ms; ideal %.2f ms", off.drops, off.queue_max_ns / 1000,
@@ -808,6 +813,31 @@ Test(tp, incast_congestion_control_bounds_the_queue)
 		     "%lu ns for an ideal %lu", on.elapsed_ns, ideal_ns);
 	/* no starvation: the first sender done is not done long before the
 	 * last (fair shares finish together) */
+	cr_assert_gt(on.first_done_ns * 10, on.last_done_ns * 7,
+		     "first sender done at %lu ns, last at %lu ns",
+		     on.first_done_ns, on.last_done_ns);
+}
+
+/* The receiver's grants alone (congestion control off) keep the same
+ * incast from overflowing the queue: each of the 4 senders may have
+ * 64 / 4 packets in flight once the receiver sees more than one
+ * (spec 5.17), where without grants they overflow it; every packet
+ * arrives once, and no sender starves. */
+Test(tp, incast_receiver_grants_bound_the_queue)
+{
+	const uint32_t count = 20000;
+	struct incast_result off, on;
+
+	run_incast(0, 0, count, &off);
+	run_incast(0, SRD_TP_RX_GRANT_DEFAULT, count, &on);
+	cr_log_info("incast: no grants: %lu drops, %lu resent, %.2f ms; "
+		    "grants: %lu drops, %lu resent, %.2f ms", off.drops,
+		    off.retx, off.elapsed_ns / 1e6, on.drops, on.retx,
+		    on.elapsed_ns / 1e6);
+	cr_assert_gt(off.drops, 0, "the bed must overflow without grants");
+	cr_assert_lt(on.drops * 10, off.drops + 10,
+		     "grants: %lu drops vs %lu without", on.drops, off.drops);
+	cr_assert_lt(on.retx * 10, off.retx + 10);
 	cr_assert_gt(on.first_done_ns * 10, on.last_done_ns * 7,
 		     "first sender done at %lu ns, last at %lu ns",
 		     on.first_done_ns, on.last_done_ns);

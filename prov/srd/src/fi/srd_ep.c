@@ -481,6 +481,7 @@ static int ep_open_wire(struct srd_ep *ep, const union srd_wire_addr *addr)
 	cfg.ack_delay_ns = (uint64_t)srd_params.ack_delay_us * SRD_NS_PER_US;
 	cfg.cc_target_ns = (uint64_t)srd_params.cc_target_us * SRD_NS_PER_US;
 	cfg.cwnd_init = (uint32_t)srd_params.cwnd_init;
+	cfg.rx_grant_pkts = (uint32_t)srd_params.rx_grant;
 	cfg.path_step_ns = (uint64_t)srd_params.path_step_us * SRD_NS_PER_US;
 	cfg.path_burst = (uint16_t)srd_params.path_burst;
 	cfg.max_peers = (uint32_t)srd_params.max_peers;

@@ -35,6 +35,7 @@ struct srd_params srd_params = {
 	.ack_delay_us = SRD_TP_ACK_DELAY_NS_DEFAULT / SRD_NS_PER_US,
 	.cc_target_us = SRD_TP_CC_TARGET_NS_DEFAULT / SRD_NS_PER_US,
 	.cwnd_init = SRD_TP_CWND_INIT_DEFAULT,
+	.rx_grant = SRD_TP_RX_GRANT_DEFAULT,
 	.path_step_us = SRD_TP_PATH_DELAY_STEP_NS / SRD_NS_PER_US,
 	.path_burst = SRD_TP_PATH_BURST_DEFAULT,
 	.gso = 1,
@@ -167,6 +168,11 @@ static const struct srd_param_def srd_param_table[] = {
 	P_INT("cwnd_init", cwnd_init, 1, SRD_TP_WINDOW_MAX,
 	      "Congestion window of a new send session, packets, 1 to 1024 "
 	      "(and at most tx_window)"),
+	P_INT("rx_grant", rx_grant, 0, SRD_TP_WINDOW_MAX,
+	      "Receiver grants: packets in flight an endpoint shares among "
+	      "the peers sending it data, when more than one does (each "
+	      "gets this over their number, 2 at least), 0 to 1024; "
+	      "0: no grants"),
 	P_INT("path_step_us", path_step_us, 0, INT_MAX,
 	      "Path steering: a path whose RTT exceeds the best path's by "
 	      "this many microseconds gets one turn in two, twice as much "

@@ -29,6 +29,7 @@ struct srd_params {
 	int ack_delay_us;
 	int cc_target_us;		/* delay target over base RTT; 0: no CC */
 	int cwnd_init;			/* packets */
+	int rx_grant;			/* packets shared among senders */
 	int path_step_us;		/* path steering by RTT; 0: off */
 	int path_burst;			/* packets a path takes in a row */
 	int gso;			/* bool: UDP segmentation offload */

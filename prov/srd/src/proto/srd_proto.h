@@ -85,7 +85,8 @@ struct srd_hs_hdr {
 	uint32_t mtu;		/* largest datagram it accepts */
 	uint32_t cookie_time;	/* the cookie's issue time (issuer's ms) */
 	uint64_t cookie_mac;	/* 0 in a first HS_REQ; spec 5.4 */
-	uint64_t reserved;
+	uint32_t grant;		/* HS_RESP: the requester's grant (5.17) */
+	uint32_t reserved;
 };
 static_assert(sizeof(struct srd_hs_hdr) == 48, "spec 5.1");
 
@@ -136,6 +137,9 @@ static_assert(sizeof(struct srd_ack_hdr) == 16, "spec 5.3");
 /* delay_psn and host_delay_ns are valid: the sender subtracts the host
  * delay from that packet's RTT to see the network's delay (spec 5.14). */
 #define SRD_ACK_F_DELAY		(1u << 1)
+/* A 4-byte grant follows the SACK bitmap: packets the receiver lets
+ * this sender have in flight to it, 0 for no limit (spec 5.17). */
+#define SRD_ACK_F_GRANT		(1u << 2)
 
 /* Spec section 6.1: message header flags. */
 #define SRD_MSG_F_TAGGED	(1u << 0)

@@ -26,6 +26,7 @@ void srd_tp_cfg_default(struct srd_tp_cfg *cfg)
 	cfg->path_burst = SRD_TP_PATH_BURST_DEFAULT;
 	cfg->max_peers = 1u << 20;
 	cfg->peer_idle_ns = SRD_TP_PEER_IDLE_NS_DEFAULT;
+	cfg->rx_grant_pkts = SRD_TP_RX_GRANT_DEFAULT;
 	cfg->peer_size = sizeof(struct srd_tp_peer);
 	cfg->features = 0;
 	cfg->auth_key = NULL;

@@ -69,6 +69,11 @@
 #define SRD_TP_RTO_RESET_AFTER		3	/* silent timeouts before cwnd = 1 */
 #define SRD_TP_BASE_RTT_AGE_NS		(10 * SRD_NS_PER_S)
 
+/* Receiver grants (spec 5.17): a receiver with more than one sender
+ * lately shares this many packets in flight among them. */
+#define SRD_TP_RX_GRANT_DEFAULT		64
+#define SRD_TP_GRANT_MIN		1	/* packets, per sender */
+
 /* Receiver-not-ready backoff (spec 6.8). */
 #define SRD_TP_RNR_MIN_NS		(50 * SRD_NS_PER_US)
 #define SRD_TP_RNR_MAX_NS		(10 * SRD_NS_PER_MS)
@@ -197,6 +202,9 @@ struct srd_tp_peer {
 	uint64_t tx_bytes_limit;	/* half the peer's receive buffering */
 	uint32_t tx_window;		/* min(ours, the peer's rx_window) */
 	uint32_t tx_answers;		/* answers in tx_queue */
+	uint32_t tx_grant;		/* the peer's grant, 0: none (5.17) */
+	uint32_t rx_epoch;		/* 1 + the last grant epoch it sent
+					 * us data in (0: never; 5.17) */
 	struct srd_dlist tx_queue;	/* answers first, then in send order */
 	struct srd_dlist *tx_answers_tail; /* last answer queued, if any */
 	struct srd_dlist tx_inflight_list;
@@ -329,6 +337,10 @@ struct srd_tp_cfg {
 	const void *auth_key;
 	size_t auth_key_len;
 	uint64_t features;		/* advertised in handshakes (spec 5.2) */
+	/* Packets in flight a receiver shares among the peers that sent
+	 * it data lately, when there is more than one (spec 5.17); 0:
+	 * it grants none (no limit). */
+	uint32_t rx_grant_pkts;
 };
 
 struct srd_tp_counters {
@@ -400,6 +412,12 @@ struct srd_tp {
 	 * give up on may be in the queue (SRD_TP_BACKLOG_MAX_NS at most). */
 	uint64_t rx_backlog_ns;
 	uint64_t polled_ns;		/* the last srd_tp_progress */
+	/* Senders of data lately, for grants (spec 5.17): peers that sent
+	 * data in the current epoch (rto_min long) and in the one before. */
+	uint32_t rx_epoch;
+	uint32_t rx_senders_cur, rx_senders_prev;
+	uint32_t hs_granted;		/* by this epoch's handshakes */
+	uint32_t rx_grant_now;		/* each sender's, at the last data */
 	/* Sends are staged while held (srd_tp_tx_hold) and posted to the
 	 * wire as one batch when the last hold is released: a burst for
 	 * one path leaves in one system call. */

@@ -66,6 +66,11 @@ void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
 void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		   const uint8_t *buf, size_t len, uint64_t rx_ns);
 void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer);
+/* Grants (spec 5.17): the peer sent us data now; the grant each
+ * sender gets now (0: none). */
+void srd_tp_rx_sender(struct srd_tp *tp, struct srd_tp_peer *peer);
+uint32_t srd_tp_rx_grant(struct srd_tp *tp);
+uint32_t srd_tp_hs_grant(struct srd_tp *tp);
 void srd_tp_ack_note_piggyback(struct srd_tp_peer *peer);
 void srd_tp_window_rnr(struct srd_tp *tp, struct srd_tp_peer *peer,
 		       uint32_t psn);

@@ -331,6 +331,10 @@ static void tp_hs_post(struct srd_tp *tp, struct srd_tp_peer *peer,
 		pkt.base.dst_conn = peer->rx_conn;
 		pkt.base.token = peer->rx_token;
 		pkt.hs.session = peer->rx_session;
+		/* a sender that starts now counts at once: its first burst
+		 * is the one an incast overflows the receiver with */
+		srd_tp_rx_sender(tp, peer);
+		pkt.hs.grant = srd_tp_hs_grant(tp);
 	} else {
 		pkt.base.dst_conn = 0;
 		pkt.base.token = peer->tx_token;
@@ -812,6 +816,7 @@ static void tp_hs_handle_resp(struct srd_tp *tp, struct srd_tp_peer *peer,
 	 * we had is gone (it would have answered with its own id). */
 	peer->tx_remote_conn = base->src_conn;
 	peer->tx_features = hs->features;
+	peer->tx_grant = hs->grant;
 	tp_tx_set_state(tp, peer, SRD_TP_TX_ACTIVE);
 	peer->tx_window = tp->cfg.window_pkts;
 	if (hs->rx_window && hs->rx_window < peer->tx_window)

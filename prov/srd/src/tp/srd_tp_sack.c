@@ -18,7 +18,11 @@
 static void tp_ack_schedule(struct srd_tp *tp, struct srd_tp_peer *peer,
 			    bool now)
 {
-	if (now || peer->rx_unacked >= SRD_TP_ACK_EVERY) {
+	/* A sender held to its grant sends nothing more until acked:
+	 * acking at half of it keeps its pipe full (spec 5.17). */
+	if (now || peer->rx_unacked >= SRD_TP_ACK_EVERY ||
+	    (tp->rx_grant_now &&
+	     2 * peer->rx_unacked >= tp->rx_grant_now)) {
 		if (!peer->ack_now) {
 			peer->ack_now = true;
 			srd_dlist_insert_tail(&tp->ack_list, &peer->ack_entry);
@@ -83,6 +87,7 @@ void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if (ret)	/* malformed above us: consumed, never retried */
 		tp->cnt.rx_drop_malformed++;
 	srd_seqwin_mark(&peer->rx_win, base->psn);
+	srd_tp_rx_sender(tp, peer);
 	peer->rx_newest_psn = base->psn;
 	peer->rx_newest_ns = rx_ns ? rx_ns : 1;
 	tp->cnt.rx_pkts++;
@@ -118,9 +123,95 @@ void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 				    ack->host_delay_ns, rx_ns);
 	if (ack->flags & SRD_ACK_F_RNR)
 		srd_tp_window_rnr(tp, peer, base->psn);
+	if (ack->flags & SRD_ACK_F_GRANT) {
+		uint32_t grant;
+
+		if (len < sizeof(*base) + sizeof(*ack) + ack->sack_bytes +
+			  sizeof(grant)) {
+			tp->cnt.rx_drop_malformed++;
+			return;
+		}
+		memcpy(&grant, sack + ack->sack_bytes, sizeof(grant));
+		peer->tx_grant = grant;
+	}
 	srd_tp_window_ack(tp, peer, base->ack_psn, sack, ack->sack_bytes,
 			  rx_ns);
 }
+
+/* The grant of the senders counted so far in this epoch and the last. */
+static uint32_t tp_rx_grant_of(const struct srd_tp *tp)
+{
+	uint32_t n;
+
+	n = SRD_MAX(tp->rx_senders_cur, tp->rx_senders_prev);
+	if (n <= 1)
+		return 0;	/* a lone sender is limited by its own window */
+	return SRD_MAX(tp->cfg.rx_grant_pkts / n, (uint32_t)SRD_TP_GRANT_MIN);
+}
+
+/* Grant epochs (spec 5.17) are rto_min long: a sender counts while it
+ * sent data in this epoch or the one before. */
+static void tp_grant_epoch(struct srd_tp *tp)
+{
+	uint32_t epoch = (uint32_t)(srd_tp_now(tp) /
+				    SRD_MAX(tp->cfg.rto_min_ns, (uint64_t)1));
+
+	if (epoch == tp->rx_epoch)
+		return;
+	tp->rx_senders_prev = epoch == tp->rx_epoch + 1 ?
+			      tp->rx_senders_cur : 0;
+	tp->rx_senders_cur = 0;
+	tp->hs_granted = 0;
+	tp->rx_epoch = epoch;
+	tp->rx_grant_now = tp_rx_grant_of(tp);
+}
+
+void srd_tp_rx_sender(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	if (!tp->cfg.rx_grant_pkts)
+		return;
+	tp_grant_epoch(tp);
+	/* the peer keeps epoch + 1: 0 is "never" */
+	if (peer->rx_epoch != tp->rx_epoch + 1) {
+		peer->rx_epoch = tp->rx_epoch + 1;
+		tp->rx_senders_cur++;
+		tp->rx_grant_now = tp_rx_grant_of(tp);
+	}
+}
+
+/*
+ * A new sender's grant, in HS_RESP: its first burst leaves before any
+ * ack can say more.  Senders that start together (an incast) would each
+ * take their share of the senders seen so far, 64 + 32 + 21 + ... for
+ * 32 of them, four times the budget; so the handshakes of one epoch
+ * also draw on the budget itself, the first one's initial window
+ * included, and once it is spent a new sender gets SRD_TP_GRANT_MIN
+ * until its acks give it its share.
+ */
+uint32_t srd_tp_hs_grant(struct srd_tp *tp)
+{
+	uint32_t budget = tp->cfg.rx_grant_pkts, grant = srd_tp_rx_grant(tp);
+	uint32_t left = budget > tp->hs_granted ? budget - tp->hs_granted : 0;
+
+	if (!budget)
+		return 0;
+	if (!grant) {		/* the only sender: its own window */
+		tp->hs_granted += tp->cfg.cwnd_init;
+		return 0;
+	}
+	grant = SRD_MAX(SRD_MIN(grant, left), (uint32_t)SRD_TP_GRANT_MIN);
+	tp->hs_granted += grant;
+	return grant;
+}
+
+uint32_t srd_tp_rx_grant(struct srd_tp *tp)
+{
+	if (!tp->cfg.rx_grant_pkts)
+		return 0;
+	tp_grant_epoch(tp);
+	return tp_rx_grant_of(tp);
+}
+
 
 static void tp_ack_clear(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
@@ -138,8 +229,9 @@ void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer)
 	struct {
 		struct srd_base_hdr base;
 		struct srd_ack_hdr ack;
-		uint8_t sack[SRD_ACK_SACK_MAX_BYTES];
+		uint8_t sack[SRD_ACK_SACK_MAX_BYTES + sizeof(uint32_t)];
 	} pkt;
+	uint32_t grant;
 	struct iovec iov = { .iov_base = &pkt };
 
 	tp_ack_clear(tp, peer);
@@ -170,6 +262,14 @@ void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer)
 	pkt.ack.sack_bytes = (uint16_t)srd_seqwin_export(&peer->rx_win,
 					pkt.sack, SRD_ACK_SACK_MAX_BYTES);
 	iov.iov_len = sizeof(pkt.base) + sizeof(pkt.ack) + pkt.ack.sack_bytes;
+	if (tp->cfg.rx_grant_pkts) {
+		/* the grant travels in every ack while grants are on: a
+		 * sender must hear when the limit ends, too */
+		grant = srd_tp_rx_grant(tp);
+		pkt.ack.flags |= SRD_ACK_F_GRANT;
+		memcpy(pkt.sack + pkt.ack.sack_bytes, &grant, sizeof(grant));
+		iov.iov_len += sizeof(grant);
+	}
 	srd_tp_post_raw(tp, peer, &iov, 1, path);
 	tp->cnt.tx_acks++;
 	if (peer->ack_twice && tp->wire->npaths > 1) {

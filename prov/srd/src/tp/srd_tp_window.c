@@ -23,6 +23,9 @@ static inline uint32_t tp_cwnd_pkts(const struct srd_tp_peer *peer)
 {
 	uint32_t cwnd = (uint32_t)peer->cwnd;
 
+	/* the receiver's share of its packets in flight (spec 5.17) */
+	if (peer->tx_grant && cwnd > peer->tx_grant)
+		cwnd = peer->tx_grant;
 	return cwnd < peer->tx_window ? (cwnd ? cwnd : 1) : peer->tx_window;
 }
 
