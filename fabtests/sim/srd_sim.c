@@ -23,7 +23,8 @@
 enum scenario { SC_A2A, SC_PERM, SC_INCAST, SC_FAIL };
 static const char *const sc_names[] = { "a2a", "perm", "incast", "fail" };
 
-enum fault { FAULT_BLACKHOLE, FAULT_LOSS };
+enum fault { FAULT_BLACKHOLE, FAULT_LOSS, FAULT_RATEDROP };
+static const char *const fault_names[] = { "black hole", "loss", "rate/10" };
 
 struct opts {
 	enum scenario sc;
@@ -240,6 +241,8 @@ static void fault_fire(struct sim *sim, void *arg)
 	for (int i = 0; i < 2; i++) {
 		if (fa->o->fault == FAULT_BLACKHOLE)
 			fa->links[i]->dead = true;
+		else if (fa->o->fault == FAULT_RATEDROP)
+			fa->links[i]->ps_per_byte *= 10;	/* a tenth the rate */
 		else
 			fa->links[i]->loss_ppm = fa->o->loss_pct * 10000;
 	}
@@ -569,14 +572,13 @@ static void print_row(const struct opts *o, const struct result *r)
 		break;
 	case SC_FAIL:
 		fmt_time(rr, sizeof(rr), r->reroute_ns);
-		if (o->fault == FAULT_LOSS)
+		if (o->fault != FAULT_BLACKHOLE)
 			snprintf(rr, sizeof(rr), "-");
 		fmt_time(ld, sizeof(ld), r->last_data_drop_ns);
 		printf("| %s | %s | %lu | %lu | %.0f | %s | %s | %.2f %% /"
 		       " %.2f %% | %.1f | %.1f | %.1f | %.1f | %lu/%lu/%lu |"
 		       " %lu | %lu |\n",
-		       o->fault == FAULT_BLACKHOLE ? "black hole" : "loss",
-		       mode, r->msgs, r->undelivered, us(r->time_ns), rr, ld,
+		       fault_names[o->fault], mode, r->msgs, r->undelivered, us(r->time_ns), rr, ld,
 		       100 * r->share_before, 100 * r->share_after, us(r->p50),
 		       us(r->p99), us(r->p999), us(r->pmax), r->retx_timeout,
 		       r->retx_fast, r->retx_probe, r->drop_fault,
@@ -604,7 +606,7 @@ static void print_cost(const struct result *r)
 /* gnuplot script for the scenario's plots; run when gnuplot exists. */
 static void plots(const struct opts *o, const struct result *res, int n)
 {
-	char path[512], mode[16];
+	char path[512], mode[32];
 	const char *sc = o->name;
 	uint64_t xmax;
 	FILE *f;
@@ -647,6 +649,8 @@ static void plots(const struct opts *o, const struct result *res, int n)
 			fprintf(f, "set xrange [0:%.0f]\n", 1.5 * xmax / 1000);
 		if (o->fault == FAULT_BLACKHOLE)
 			snprintf(mode, sizeof(mode), "a black hole");
+		else if (o->fault == FAULT_RATEDROP)
+			snprintf(mode, sizeof(mode), "a tenth of the rate");
 		else
 			snprintf(mode, sizeof(mode), "%u %% loss",
 				 o->loss_pct);
@@ -719,7 +723,7 @@ static void usage(void)
 "  --rx-grant N (64: packets a receiver shares among its senders; 0: off)\n"
 "  --cc-target-us N (25) --path-step-us N (50)\n"
 "  --host-window N (128 packets posted per host)\n"
-"  --msg-kb N --msgs N  --fault blackhole|loss --loss-pct N (10)\n"
+"  --msg-kb N --msgs N  --fault blackhole|loss|ratedrop --loss-pct N (10)\n"
 "  --fail-at-us N (200) --end-ms N (run limit, virtual; 100)\n"
 "  --seed N (1) --out DIR (data files, gnuplot script, PNG plots)\n"
 "  --name NAME  of those files (the scenario's)\n");
@@ -832,6 +836,8 @@ int main(int argc, char **argv)
 				o.fault = FAULT_BLACKHOLE;
 			else if (!strcmp(optarg, "loss"))
 				o.fault = FAULT_LOSS;
+			else if (!strcmp(optarg, "ratedrop"))
+				o.fault = FAULT_RATEDROP;
 			else
 				bad = 1;
 			break;

@@ -53,6 +53,7 @@ run incast incast --sizes 32,128
 run incast_nogrant incast --sizes 32,128 --rx-grant 0
 run fail_blackhole fail --fault blackhole
 run fail_loss fail --fault loss --loss-pct 10
+run fail_ratedrop fail --fault ratedrop
 elapsed=$(( $(date +%s) - start ))
 cp "$tmp"/*.png "$out"/
 
@@ -177,8 +178,8 @@ $(section incast_nogrant)
 
 A permutation on 256 hosts (64 messages of 64 KiB per host); at 200 µs
 the link between leaf 0 and spine 0 fails in both directions: a black
-hole (routing does not notice: ECMP keeps hashing onto it), or 10 %
-random loss.  "Re-routed after" is, for the black hole, when the link
+hole (routing does not notice: ECMP keeps hashing onto it), 10 %
+random loss, or a tenth of its rate (10 Gb/s).  "Re-routed after" is, for the black hole, when the link
 swallowed its last data packet (after that only the transport's path
 probes go there), and "never" while a flow is still stuck behind it.
 The transport does not leave a lossy path, it weighs it down (a
@@ -194,6 +195,10 @@ $(section fail_blackhole)
 $(section fail_loss)
 ![10 % loss: goodput](fail_loss_goodput.png)
 ![10 % loss: data sent into the lossy link](fail_loss_share.png)
+
+$(section fail_ratedrop)
+![a tenth of the rate: goodput](fail_ratedrop_goodput.png)
+![a tenth of the rate: data sent into the slow link](fail_ratedrop_share.png)
 
 ## Per-peer state and the simulator's cost
 
@@ -267,6 +272,13 @@ run an idle spell, so its runs do not show the compacted size.
 - **A 10 % lossy link** is weighed down, not avoided, with spraying;
   with one path the flows through it pay every loss, and the tail
   completion time shows it.
+- **A link at a tenth of its rate** keeps about half its share of the
+  sprayed traffic (RTT weighing passes over a slow path for at most 7
+  turns, \`FI_SRD_PATH_STEP_US\` per turn), so its queue fills and the
+  flows through it finish last: the run takes several times the black
+  hole's, though no message waits more than a few milliseconds.
+  Steering by each path's delivery rate, not its RTT, is what would fix
+  it (protocol spec section 9).
 EOF
 } > "$out/README.md"
 echo "srd_sim_report: wrote $out/README.md and $(ls "$out"/*.png | wc -l) plots in $elapsed s" >&2
