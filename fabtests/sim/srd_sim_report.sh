@@ -220,8 +220,8 @@ run ends, before any idle time: its path table (88 bytes per path) and
 receive bitmap are still held.  A peer silent for FI_SRD_PEER_IDLE_MS
 (10 s) gives both back (srd_tp_peers_compact; the unit test
 tp/idle_peer_lets_go_of_paths_and_window_ring checks it, in virtual
-time): it then costs the peer structure and its table slot, 736 bytes
-in the provider (728-byte peer with the message layer's part, 8-byte
+time): it then costs the peer structure and its table slot, 744 bytes
+in the provider (736-byte peer with the message layer's part, 8-byte
 slot; 720 before the multi-rail pointer and the grant fields), 2,312
 before that.  The goal of 512 bytes is **not met**: what is
 left is the send session's RTT, congestion-control, loss-recovery and

@@ -1442,11 +1442,14 @@ Test(tp, multi_rail_sprays_over_both_and_survives_one_dying)
 	cr_assert_not_null(to1->rails);
 	cr_assert_eq(to1->rails->n, 2);
 	cr_assert(srd_wire_addr_equal(&to1->rails->rail[1].dst, &r1));
-	cr_assert_eq(to1->rails->proven, 3, "the answer's rails are proven");
-	/* the receiver learned node 0's rails as claims, proven by use */
+	cr_assert_eq(to1->rails->proven, 3, "rail 1's challenge was echoed");
+	cr_assert_geq(nodes[0].tp.cnt.rail_challenges, 1);
+	cr_assert_eq(nodes[0].tp.cnt.rails_proven, 1);
+	/* the receiver learned node 0's rails; with no send session of
+	 * its own it proves none (it only acks, by the rail data came) */
 	cr_assert_not_null(to0->rails);
-	cr_assert_eq(to0->rails->proven, 3);
-	cr_assert_geq(nodes[1].tp.cnt.rails_proven, 1);
+	cr_assert_eq(to0->rails->proven, 1);
+	cr_assert_eq(nodes[1].tp.cnt.rail_challenges, 0);
 	on0 = rail_pkts(to1, 0, per);
 	on1 = rail_pkts(to1, 1, per);
 	cr_assert_gt(on1 * 3, on0, "rail 1 carried %lu, rail 0 %lu", on1, on0);
@@ -1532,6 +1535,37 @@ Test(tp, multi_rail_refused_sends_take_the_rail_down_at_once)
 	cr_assert_geq(nodes[0].tp.cnt.tx_unrouted, 3u * per);
 	free(pkts);
 	free(warm);
+	teardown_all();
+}
+
+/* A rail the peer names but that does not answer (here: its link is
+ * down before the handshake; as well an address of a third party) is
+ * never proven: its challenges go unanswered, again every probe
+ * interval, and no data goes there. */
+Test(tp, multi_rail_unanswered_challenge_gets_no_data)
+{
+	const uint32_t count = 5000;
+	const uint16_t per = 4;
+	union srd_wire_addr a1 = node_addr(1), r1 = node_rail1_addr(1);
+	struct test_pkt *pkts;
+	struct srd_tp_peer *to1;
+
+	setup_net(0, 0, 0);
+	node_open_rails(0, per);
+	node_open_rails(1, per);
+	srd_memnet_set_host_drop(net, &r1, true);
+	pkts = run_transfer(count, 10 * SRD_NS_PER_S);
+	assert_exactly_once(pkts, count);
+	to1 = srd_tp_peer_find(&nodes[0].tp, &a1);
+	cr_assert_not_null(to1->rails);
+	cr_assert_eq(to1->rails->n, 2);
+	cr_assert_eq(to1->rails->proven, 1);
+	cr_assert_eq(rail_pkts(to1, 1, per), 0);
+	cr_assert_eq(nodes[0].tp.cnt.rails_proven, 0);
+	/* the first, and one per probe interval after */
+	cr_assert_geq(nodes[0].tp.cnt.rail_challenges, 1 +
+		      srd_memnet_now(net) / SRD_TP_PATH_PROBE_NS / 2);
+	free(pkts);
 	teardown_all();
 }
 

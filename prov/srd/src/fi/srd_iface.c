@@ -325,8 +325,8 @@ static const struct ifaddrs *iface_by_name(const struct ifaddrs *ifas,
 }
 
 /* One multi-rail domain from a group "a+b[+c...]" of FI_SRD_IFACE: its
- * interfaces ordered by locality to this process (hwloc), the user's
- * order among equals; false (said at warn) when one is not usable. */
+ * interfaces in the order named; false (said at warn) when one is not
+ * usable. */
 static bool iface_group_fill(struct srd_iface *group, const char *tok,
 			     size_t len, const struct ifaddrs *ifas)
 {
@@ -375,16 +375,11 @@ static bool iface_group_fill(struct srd_iface *group, const char *tok,
 			 (int)len, tok);
 		return false;
 	}
-	iface_locality(rails, n);
-	/* insertion sort by locality alone: stable */
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && rails[j].locality <
-					 rails[j - 1].locality; j--) {
-			struct srd_iface t = rails[j];
-
-			rails[j] = rails[j - 1];
-			rails[j - 1] = t;
-		}
+	/* Rails pair up by position with the peer's (spec 5.16), so their
+	 * order must be the same in every process: the order named, not
+	 * each process's distance to them (two ranks bound to different
+	 * sockets would see two NICs in opposite orders).  The group as a
+	 * whole is placed among the domains by rail 0's locality. */
 	*group = rails[0];
 	snprintf(group->name, sizeof(group->name), "%.*s", (int)len, tok);
 	group->virt = SRD_IFACE_DEVICE;

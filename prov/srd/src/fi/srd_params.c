@@ -79,8 +79,8 @@ static const struct srd_param_def srd_param_table[] = {
 	P_STR("iface", iface, NULL, SRD_PARAM_UNSET,
 	      "Comma-separated names of the network interfaces srd may use, "
 	      "each its own domain; names joined by '+' (eth0+eth1) make one "
-	      "multi-rail domain over those interfaces, rail 0 first after "
-	      "hwloc's locality order; unset: every interface that is up"),
+	      "multi-rail domain over those interfaces, in the order named "
+	      "(rails pair by position); unset: every interface that is up"),
 	P_INT("paths", paths, 1, 256,
 	      "Paths (UDP source ports; on verbs, address handles with their "
 	      "own flow label) each endpoint sprays packets over, 1 to 256"),
@@ -171,7 +171,7 @@ static const struct srd_param_def srd_param_table[] = {
 	P_INT("rx_grant", rx_grant, 0, SRD_TP_WINDOW_MAX,
 	      "Receiver grants: packets in flight an endpoint shares among "
 	      "the peers sending it data, when more than one does (each "
-	      "gets this over their number, 2 at least), 0 to 1024; "
+	      "gets this over their number, 1 at least), 0 to 1024; "
 	      "0: no grants"),
 	P_INT("path_step_us", path_step_us, 0, INT_MAX,
 	      "Path steering: a path whose RTT exceeds the best path's by "

@@ -277,6 +277,8 @@ void srd_tp_peer_rearm(struct srd_tp *tp, struct srd_tp_peer *peer)
 		deadline = peer->ack_deadline;
 	if (srd_tp_paths_probe_deadline(tp, peer) < deadline)
 		deadline = srd_tp_paths_probe_deadline(tp, peer);
+	if (srd_tp_rails_deadline(peer) < deadline)
+		deadline = srd_tp_rails_deadline(peer);
 	if (deadline == UINT64_MAX)
 		srd_heap_remove(&tp->timers, &peer->timer);
 	else if (peer->timer.key != deadline || !srd_heap_node_queued(&peer->timer))
@@ -457,6 +459,7 @@ static void tp_fire_timer(struct srd_tp *tp, struct srd_tp_peer *peer,
 		srd_tp_hs_start(tp, peer);
 	srd_tp_window_timeout(tp, peer, now);
 	srd_tp_paths_probe(tp, peer, now);
+	srd_tp_rails_challenge(tp, peer, now);
 	if (peer->ack_deadline && peer->ack_deadline <= now) {
 		if (peer->rx_unacked || peer->ack_now)
 			srd_tp_ack_send(tp, peer);

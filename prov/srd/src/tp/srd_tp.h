@@ -86,6 +86,9 @@
 #define SRD_TP_PATH_NONE		UINT16_MAX
 #define SRD_TP_PATH_DELAY_STEP_NS	(50 * SRD_NS_PER_US) /* RTT over the best path per skip */
 #define SRD_TP_PATH_REWEIGH_EVERY	32	/* acked samples between reweighing */
+/* A rail challenge (spec 5.16) is a PATH_PROBE whose path is this
+ * plus the rail: no path id is that large. */
+#define SRD_TP_RAIL_PROBE_PATH		0xff00
 
 enum srd_tp_tx_state {
 	SRD_TP_TX_IDLE,		/* no session: the next send starts a handshake */
@@ -162,13 +165,17 @@ struct srd_tp_rail_alias {
 };
 struct srd_tp_rails {
 	struct srd_tp_rail_alias rail[SRD_WIRE_RAILS_MAX];
+	/* Rail r's challenge while it is unproven and our send session
+	 * runs (0: none): a PATH_PROBE to the claimed address carries it,
+	 * and only its echo proves the address receives for the peer. */
+	uint32_t nonce[SRD_WIRE_RAILS_MAX];
+	uint64_t challenge_at_ns;	/* when the next challenges go */
 	uint8_t n;			/* rails of the peer we know: ours
 					 * and its, whichever fewer */
-	/* Bit r: rail r may carry what we send the peer.  Rail 0 always;
-	 * the others once the peer answered our handshake naming them
-	 * (we chose to send to it), or a packet of one of its sessions
-	 * came from there: a rail a handshake only claims gets nothing,
-	 * so a peer cannot aim our acks at a third party. */
+	/* Bit r: rail r may carry our sequenced packets.  Rail 0 always;
+	 * the others once the echo of their challenge came back: an
+	 * address a handshake only names gets no data, so a peer cannot
+	 * aim our sends (RMA answers, say) at a third party. */
 	uint8_t proven;
 	/* The rail the peer's latest packet came by: our acks go there,
 	 * so a rail that stops carrying its data stops carrying our acks
@@ -203,6 +210,7 @@ struct srd_tp_peer {
 	uint32_t tx_window;		/* min(ours, the peer's rx_window) */
 	uint32_t tx_answers;		/* answers in tx_queue */
 	uint32_t tx_grant;		/* the peer's grant, 0: none (5.17) */
+	uint32_t hs_grant;		/* the grant our HS_RESP gave it */
 	uint32_t rx_epoch;		/* 1 + the last grant epoch it sent
 					 * us data in (0: never; 5.17) */
 	struct srd_dlist tx_queue;	/* answers first, then in send order */
@@ -359,7 +367,8 @@ struct srd_tp_counters {
 	uint64_t peers_compacted;	/* idle peers that let go of their
 					 * paths and window ring */
 	uint64_t rail_peers;		/* peers whose rails we learned */
-	uint64_t rails_proven;		/* rails proven by a packet from them */
+	uint64_t rails_proven;		/* rails whose challenge was echoed */
+	uint64_t rail_challenges;	/* challenges sent (spec 5.16) */
 	uint64_t tx_unrouted;		/* datagrams the wire found no route for */
 };
 

@@ -71,7 +71,7 @@ void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer);
 void srd_tp_rx_sender(struct srd_tp *tp, struct srd_tp_peer *peer);
 uint32_t srd_tp_rx_grant(struct srd_tp *tp);
 uint32_t srd_tp_hs_grant(struct srd_tp *tp);
-void srd_tp_ack_note_piggyback(struct srd_tp_peer *peer);
+void srd_tp_ack_note_piggyback(struct srd_tp *tp, struct srd_tp_peer *peer);
 void srd_tp_window_rnr(struct srd_tp *tp, struct srd_tp_peer *peer,
 		       uint32_t psn);
 /* srd_tp_peer.c: drops what idle peers need no longer (a few peers per
@@ -105,6 +105,12 @@ uint64_t srd_tp_paths_probe_deadline(const struct srd_tp *tp,
 				     const struct srd_tp_peer *peer);
 void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  const uint8_t *buf, size_t len);
+void srd_tp_path_post_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
+			    uint8_t type, uint16_t path, uint16_t on_path,
+			    uint32_t session, uint32_t dst_conn);
+/* The peer's usable paths shrank: what pointed past them (the last
+ * good path, a burst, DOWN paths and their probes) is let go. */
+void srd_tp_paths_clip(struct srd_tp *tp, struct srd_tp_peer *peer);
 
 /* srd_tp_rails.c: a peer's other rails (spec 5.16) */
 /* Paths that may carry what we send the peer: rail 0's, and those of
@@ -138,8 +144,9 @@ srd_tp_peer_dst(const struct srd_tp *tp, const struct srd_tp_peer *peer,
  * its length, 0 on a wire of one rail. */
 size_t srd_tp_hs_rails_fill(const struct srd_tp *tp, uint8_t *buf);
 /* A verified handshake's rails block (blk[0..len), len 0: none): the
- * peer's rails from now on.  answered: it answered our request (its
- * rails are proven); else it sent one (they are claims until used). */
+ * peer's rails from now on, unproven until their challenges are echoed
+ * (answered: it answered our request, so our send session runs and the
+ * challenges go now). */
 void srd_tp_peer_rails_learn(struct srd_tp *tp, struct srd_tp_peer *peer,
 			     const uint8_t *blk, size_t len, bool answered);
 void srd_tp_peer_rails_drop(struct srd_tp *tp, struct srd_tp_peer *peer);
@@ -148,10 +155,16 @@ void srd_tp_peer_rails_drop(struct srd_tp *tp, struct srd_tp_peer *peer);
 struct srd_tp_peer *srd_tp_rail_peer_find(struct srd_tp *tp,
 					  const union srd_wire_addr *addr,
 					  uint64_t token, unsigned *rail);
-/* A datagram of a session came by the peer's rail: proven, and where
- * our acks go. */
+/* A datagram of a session came by the peer's rail: where our acks go. */
 void srd_tp_rail_heard(struct srd_tp *tp, struct srd_tp_peer *peer,
 		       unsigned rail);
+/* Challenges of the peer's unproven rails (spec 5.16): sent when due;
+ * their next time, or UINT64_MAX; an echo's nonce proves its rail. */
+void srd_tp_rails_challenge(struct srd_tp *tp, struct srd_tp_peer *peer,
+			    uint64_t now);
+uint64_t srd_tp_rails_deadline(const struct srd_tp_peer *peer);
+void srd_tp_rail_echo(struct srd_tp *tp, struct srd_tp_peer *peer,
+		      unsigned rail, uint32_t nonce);
 
 /* srd_tp_cc.c: congestion control (spec 5.14) */
 void srd_tp_cc_init(struct srd_tp *tp, struct srd_tp_peer *peer);

@@ -283,9 +283,9 @@ void srd_tp_path_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 /* --- probes of DOWN paths ---------------------------------------------- */
 
 /* A PATH_PROBE or PATH_ECHO to the peer's incarnation dst_conn. */
-static void tp_path_post_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
-			       uint8_t type, uint16_t path, uint16_t on_path,
-			       uint32_t session, uint32_t dst_conn)
+void srd_tp_path_post_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
+			    uint8_t type, uint16_t path, uint16_t on_path,
+			    uint32_t session, uint32_t dst_conn)
 {
 	struct {
 		struct srd_base_hdr base;
@@ -327,8 +327,8 @@ uint64_t srd_tp_paths_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 		if (p->state != SRD_TP_PATH_DOWN || p->probe_at_ns > now)
 			continue;
 		p->probe_at_ns = now + SRD_TP_PATH_PROBE_NS;
-		tp_path_post_probe(tp, peer, SRD_PKT_PATH_PROBE, i, i,
-				   peer->tx_session, peer->tx_remote_conn);
+		srd_tp_path_post_probe(tp, peer, SRD_PKT_PATH_PROBE, i, i,
+				       peer->tx_session, peer->tx_remote_conn);
 		tp->cnt.path_probes++;
 	}
 	return srd_tp_paths_probe_deadline(tp, peer);
@@ -390,9 +390,16 @@ void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 	/* tp_rx_one checked the session: a probe is of the peer's send
 	 * session (ours to receive), an echo of ours */
 	if (base->type == SRD_PKT_PATH_PROBE) {
-		tp_path_post_probe(tp, peer, SRD_PKT_PATH_ECHO, probe->path,
-				   srd_tp_path_pick_ack(tp, peer),
-				   probe->session, base->src_conn);
+		srd_tp_path_post_probe(tp, peer, SRD_PKT_PATH_ECHO, probe->path,
+				       srd_tp_path_pick_ack(tp, peer),
+				       probe->session, base->src_conn);
+		return;
+	}
+	/* the echo of a rail's challenge (spec 5.16) */
+	if (probe->path >= SRD_TP_RAIL_PROBE_PATH) {
+		srd_tp_rail_echo(tp, peer,
+				 (unsigned)(probe->path - SRD_TP_RAIL_PROBE_PATH),
+				 probe->session);
 		return;
 	}
 	/* no paths array: none is DOWN, the echo has nothing to bring up */
@@ -410,6 +417,22 @@ void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 		tp->cnt.path_ups++;
 		tp_path_log(tp, peer, probe->path, true);
 	}
+}
+
+void srd_tp_paths_clip(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	uint16_t n = srd_tp_peer_npaths(tp, peer);
+
+	if (peer->good_path != SRD_TP_PATH_NONE && peer->good_path >= n)
+		peer->good_path = SRD_TP_PATH_NONE;
+	if (peer->burst_path >= n)
+		peer->burst_left = 0;
+	for (uint16_t i = n; peer->paths && i < tp->wire->npaths; i++)
+		if (peer->paths[i].state == SRD_TP_PATH_DOWN) {
+			peer->paths[i].state = SRD_TP_PATH_UP;
+			peer->paths[i].consec_losses = 0;
+			peer->paths_down--;
+		}
 }
 
 static bool tp_path_other_up(const struct srd_tp *tp,

@@ -312,7 +312,7 @@ struct tp_hs_pkt {
 /* HS_REQ and HS_RESP to a peer (HS_COOKIE has none: tp_hs_cookie),
  * with this endpoint's other rails on a multi-rail wire (spec 5.16). */
 static void tp_hs_post(struct srd_tp *tp, struct srd_tp_peer *peer,
-		       uint8_t type)
+		       uint8_t type, bool fresh)
 {
 	struct {
 		struct srd_base_hdr base;
@@ -332,9 +332,14 @@ static void tp_hs_post(struct srd_tp *tp, struct srd_tp_peer *peer,
 		pkt.base.token = peer->rx_token;
 		pkt.hs.session = peer->rx_session;
 		/* a sender that starts now counts at once: its first burst
-		 * is the one an incast overflows the receiver with */
-		srd_tp_rx_sender(tp, peer);
-		pkt.hs.grant = srd_tp_hs_grant(tp);
+		 * is the one an incast overflows the receiver with; a
+		 * repeated request (its answer was lost) gets its grant
+		 * again, not a second one */
+		if (fresh) {
+			srd_tp_rx_sender(tp, peer);
+			peer->hs_grant = srd_tp_hs_grant(tp);
+		}
+		pkt.hs.grant = peer->hs_grant;
 	} else {
 		pkt.base.dst_conn = 0;
 		pkt.base.token = peer->tx_token;
@@ -398,7 +403,7 @@ void srd_tp_hs_start(struct srd_tp *tp, struct srd_tp_peer *peer)
 	}
 	peer->hs_deadline = now + peer->hs_rto;
 	peer->hs_cookie_sent = false;
-	tp_hs_post(tp, peer, SRD_PKT_HS_REQ);
+	tp_hs_post(tp, peer, SRD_PKT_HS_REQ, false);
 	srd_tp_peer_rearm(tp, peer);
 }
 
@@ -667,7 +672,7 @@ static void tp_hs_handle_req(struct srd_tp *tp, const union srd_wire_addr *addr,
 	 * answer was lost): the token proves it is the same requester. */
 	if (peer && peer->rx_active && peer->rx_conn == base->src_conn &&
 	    peer->rx_session == hs->session && peer->rx_token == base->token) {
-		tp_hs_post(tp, peer, SRD_PKT_HS_RESP);
+		tp_hs_post(tp, peer, SRD_PKT_HS_RESP, false);
 		return;
 	}
 	if (!tp_cookie_ok(tp, addr, base, hs)) {
@@ -710,7 +715,7 @@ static void tp_hs_handle_req(struct srd_tp *tp, const union srd_wire_addr *addr,
 
 		srd_tp_peer_rails_learn(tp, peer, blk, n, false);
 	}
-	tp_hs_post(tp, peer, SRD_PKT_HS_RESP);
+	tp_hs_post(tp, peer, SRD_PKT_HS_RESP, true);
 }
 
 /* Whether an HS_COOKIE or HS_RESP answers the request we are waiting
@@ -749,7 +754,7 @@ static void tp_hs_handle_cookie(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if (peer->hs_sample_ns)
 		peer->hs_sample_ns = srd_tp_now(tp);
 	peer->hs_deadline = srd_tp_now(tp) + peer->hs_rto;
-	tp_hs_post(tp, peer, SRD_PKT_HS_REQ);
+	tp_hs_post(tp, peer, SRD_PKT_HS_REQ, false);
 	srd_tp_peer_rearm(tp, peer);
 }
 

@@ -6,18 +6,20 @@
  * (srd_wire_rails.c); its address is rail 0's, the only one the
  * application and the AV know.  Each handshake (HS_REQ, HS_RESP) names
  * the sender's other rails, and a peer's rails are then where paths
- * past rail 0's send to.  A rail carries nothing of ours until it is
- * proven: the peer named it answering our own request (the endpoint we
- * chose to talk to asks for its data there), or a packet of one of the
- * peer's sessions arrived from it.  Datagrams from a rail are found by
- * the rail's IP and the peer's address port (its header's src_port),
- * and only by a peer whose session token the datagram carries, so a
- * handshake claiming another host's rails gets nothing that host sends.
+ * past rail 0's send to.  A rail carries none of our sequenced packets
+ * until it is proven: a challenge (a path probe with a nonce) sent to
+ * the address the peer named was echoed, which only a host receiving
+ * there can do; so a peer cannot aim our data at a third party.  Acks
+ * and echoes go by the rail the peer's latest packet came by.
+ * Datagrams from a rail are found by the rail's IP and the peer's
+ * address port (its header's src_port), and only by a peer whose
+ * session token the datagram carries.
  * It owns the peers' srd_tp_rails and srd_tp.rail_peers; it must not
  * touch paths or windows.
  */
 #include "config.h"
 #include "srd_tp_int.h"
+#include "srd_rng.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -103,6 +105,21 @@ static bool tp_rail_parse(const struct srd_tp *tp,
 	return true;
 }
 
+/* Challenges for every rail not proven yet, due now. */
+static void tp_rails_challenges_arm(struct srd_tp *tp, struct srd_tp_rails *rails)
+{
+	bool any = false;
+
+	for (unsigned r = 1; r < rails->n; r++) {
+		if (rails->proven & (1u << r))
+			continue;
+		if (!rails->nonce[r])
+			rails->nonce[r] = (uint32_t)srd_random_u64() | 1;
+		any = true;
+	}
+	rails->challenge_at_ns = any ? srd_tp_now(tp) : 0;
+}
+
 void srd_tp_peer_rails_learn(struct srd_tp *tp, struct srd_tp_peer *peer,
 			     const uint8_t *blk, size_t len, bool answered)
 {
@@ -138,11 +155,17 @@ void srd_tp_peer_rails_learn(struct srd_tp *tp, struct srd_tp_peer *peer,
 						    &addrs[r]);
 		if (same) {
 			if (answered)
-				rails->proven = (uint8_t)((1u << n) - 1);
+				tp_rails_challenges_arm(tp, rails);
 			return;
 		}
 	}
+	/* Other rails than before (the peer restarted): staged sends
+	 * point at the old addresses, and paths past rail 0 at rails
+	 * that are unproven now. */
+	if (rails)
+		srd_tp_tx_post_staged(tp);
 	srd_tp_peer_rails_drop(tp, peer);
+	srd_tp_paths_clip(tp, peer);
 	if (n < 2)
 		return;
 	rails = calloc(1, sizeof(*rails));
@@ -154,7 +177,7 @@ void srd_tp_peer_rails_learn(struct srd_tp *tp, struct srd_tp_peer *peer,
 		return;
 	}
 	rails->n = (uint8_t)n;
-	rails->proven = answered ? (uint8_t)((1u << n) - 1) : 1;
+	rails->proven = 1;
 	for (unsigned r = 1; r < n; r++) {
 		union srd_wire_addr key;
 
@@ -165,6 +188,8 @@ void srd_tp_peer_rails_learn(struct srd_tp *tp, struct srd_tp_peer *peer,
 	}
 	peer->rails = rails;
 	tp->cnt.rail_peers++;
+	if (answered || peer->tx_state == SRD_TP_TX_ACTIVE)
+		tp_rails_challenges_arm(tp, rails);
 }
 
 struct srd_tp_peer *srd_tp_rail_peer_find(struct srd_tp *tp,
@@ -193,13 +218,61 @@ struct srd_tp_peer *srd_tp_rail_peer_find(struct srd_tp *tp,
 void srd_tp_rail_heard(struct srd_tp *tp, struct srd_tp_peer *peer,
 		       unsigned rail)
 {
-	uint8_t bit = (uint8_t)(1u << rail);
+	(void)tp;
+	if (peer->rails && rail < peer->rails->n)
+		peer->rails->rx_rail = (uint8_t)rail;
+}
 
-	if (!peer->rails || rail >= peer->rails->n)
+/*
+ * A challenge is a PATH_PROBE on rail r's first path to the address the
+ * peer named for it, with path SRD_TP_RAIL_PROBE_PATH + r and a random
+ * nonce where a path probe has its session: the peer echoes it as any
+ * probe.  Only a host that receives at that address (and holds the
+ * session's token) can echo the nonce.  Again every path probe interval
+ * while our send session runs and the rail stays unproven.
+ */
+void srd_tp_rails_challenge(struct srd_tp *tp, struct srd_tp_peer *peer,
+			    uint64_t now)
+{
+	struct srd_tp_rails *rails = peer->rails;
+	uint16_t per = srd_wire_rail_paths(tp->wire);
+
+	if (!rails || !rails->challenge_at_ns || rails->challenge_at_ns > now)
 		return;
-	peer->rails->rx_rail = (uint8_t)rail;
-	if (peer->rails->proven & bit)
+	if (peer->tx_state != SRD_TP_TX_ACTIVE) {
+		rails->challenge_at_ns = 0;	/* the next HS_RESP re-arms */
 		return;
-	peer->rails->proven |= bit;
+	}
+	rails->challenge_at_ns = 0;
+	for (unsigned r = 1; r < rails->n; r++) {
+		if (!rails->nonce[r] || (rails->proven & (1u << r)))
+			continue;
+		srd_tp_path_post_probe(tp, peer, SRD_PKT_PATH_PROBE,
+				       (uint16_t)(SRD_TP_RAIL_PROBE_PATH + r),
+				       (uint16_t)(r * per), rails->nonce[r],
+				       peer->tx_remote_conn);
+		tp->cnt.rail_challenges++;
+		rails->challenge_at_ns = now + SRD_TP_PATH_PROBE_NS;
+	}
+}
+
+uint64_t srd_tp_rails_deadline(const struct srd_tp_peer *peer)
+{
+	return peer->rails && peer->rails->challenge_at_ns ?
+	       peer->rails->challenge_at_ns : UINT64_MAX;
+}
+
+void srd_tp_rail_echo(struct srd_tp *tp, struct srd_tp_peer *peer,
+		      unsigned rail, uint32_t nonce)
+{
+	struct srd_tp_rails *rails = peer->rails;
+
+	if (!rails || rail >= rails->n || !rails->nonce[rail] ||
+	    rails->nonce[rail] != nonce) {
+		tp->cnt.rx_drop_conn++;
+		return;
+	}
+	rails->nonce[rail] = 0;
+	rails->proven |= (uint8_t)(1u << rail);
 	tp->cnt.rails_proven++;
 }

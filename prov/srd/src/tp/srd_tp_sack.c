@@ -114,6 +114,12 @@ void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		tp->cnt.rx_drop_conn++;
 		return;
 	}
+	if ((ack->flags & SRD_ACK_F_GRANT) &&
+	    len < sizeof(*base) + sizeof(*ack) + ack->sack_bytes +
+		  sizeof(uint32_t)) {
+		tp->cnt.rx_drop_malformed++;
+		return;
+	}
 	tp->cnt.rx_acks++;
 	/* The delay echo first: the packet it names may be acked below;
 	 * refusals before the bitmap, so that refused packets are not
@@ -123,17 +129,9 @@ void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 				    ack->host_delay_ns, rx_ns);
 	if (ack->flags & SRD_ACK_F_RNR)
 		srd_tp_window_rnr(tp, peer, base->psn);
-	if (ack->flags & SRD_ACK_F_GRANT) {
-		uint32_t grant;
-
-		if (len < sizeof(*base) + sizeof(*ack) + ack->sack_bytes +
-			  sizeof(grant)) {
-			tp->cnt.rx_drop_malformed++;
-			return;
-		}
-		memcpy(&grant, sack + ack->sack_bytes, sizeof(grant));
-		peer->tx_grant = grant;
-	}
+	if (ack->flags & SRD_ACK_F_GRANT)
+		memcpy(&peer->tx_grant, sack + ack->sack_bytes,
+		       sizeof(peer->tx_grant));
 	srd_tp_window_ack(tp, peer, base->ack_psn, sack, ack->sack_bytes,
 			  rx_ns);
 }
@@ -156,6 +154,8 @@ static void tp_grant_epoch(struct srd_tp *tp)
 	uint32_t epoch = (uint32_t)(srd_tp_now(tp) /
 				    SRD_MAX(tp->cfg.rto_min_ns, (uint64_t)1));
 
+	if (epoch == UINT32_MAX)	/* peers keep epoch + 1, 0: never */
+		epoch = 0;
 	if (epoch == tp->rx_epoch)
 		return;
 	tp->rx_senders_prev = epoch == tp->rx_epoch + 1 ?
@@ -282,9 +282,11 @@ void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer)
 
 /* A sequenced packet just carried our cumulative ack: unless holes need
  * the bitmap, no separate ack is owed. */
-void srd_tp_ack_note_piggyback(struct srd_tp_peer *peer)
+void srd_tp_ack_note_piggyback(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
-	if (!peer->rx_active || peer->rx_rnr ||
+	/* while grants are given, only a real ack carries them (spec
+	 * 5.17): a piggybacked point does not pay it */
+	if (!peer->rx_active || peer->rx_rnr || tp->rx_grant_now ||
 	    srd_seqwin_has_holes(&peer->rx_win))
 		return;
 	peer->rx_unacked = 0;

@@ -70,7 +70,7 @@ static void tp_transmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 	 * posts it */
 	assert(tp->tx_hold);
 	srd_tp_tx_stage(tp, peer, pkt);
-	srd_tp_ack_note_piggyback(peer);
+	srd_tp_ack_note_piggyback(tp, peer);
 	pkt->path_seq = srd_tp_path_sent(peer, pkt->path, pkt->len,
 					 pkt->retries != 0, now);
 	peer->tx_pkts++;
