@@ -79,3 +79,16 @@ sft_every() {
 			{ n++; if ((op == "<=" && $1 > lim) || (op == ">=" && $1 < lim)) bad++ }
 			END { if (n == want && !bad) print "MET"; else printf "MISSED (%d of %d runs)\n", n - bad, want }'
 }
+
+# sft_stream's server log (SFT_GAP_LOG=1): sft_stream_mbs LOG prints the
+# RESULT line's MB/s; sft_stream_gap_ms LOG T prints the longest gap
+# between receive completions overlapping [T, T + 1 s], in ms (T on the
+# CLOCK_BOOTTIME scale of /proc/uptime, as the gap lines are).
+sft_stream_mbs() {
+	sed -n 's/^RESULT.* mbs=\([0-9.]*\).*/\1/p' "$1"
+}
+sft_stream_gap_ms() {
+	awk -v t="$2" '
+		$1 == "gap" && $3 >= t && $2 <= t + 1 && $3 - $2 > m { m = $3 - $2 }
+		END { printf "%.1f", m * 1000 }' "$1"
+}

@@ -144,12 +144,8 @@ stream() {
 		[ "$prov" = srd ] && failures=$((failures + 1))
 		return 1
 	fi
-	S_MBS=$(sed -n 's/^RESULT.* mbs=\([0-9.]*\).*/\1/p' "$tmp/server")
-	if [ -n "$t_fault" ]; then
-		S_GAP_MS=$(awk -v t="$t_fault" '
-			$1 == "gap" && $3 >= t && $2 <= t + 1 && $3 - $2 > m { m = $3 - $2 }
-			END { printf "%.1f", m * 1000 }' "$tmp/server")
-	fi
+	S_MBS=$(sft_stream_mbs "$tmp/server")
+	[ -n "$t_fault" ] && S_GAP_MS=$(sft_stream_gap_ms "$tmp/server" "$t_fault")
 	if [ "$prov" = srd ]; then
 		S_RESENT=$(grep -a '^ep ' "$tmp/client" | head -n 1 |
 			   grep -o -E 'retx_(timeout|fast|probe)=[0-9]+' |

@@ -155,12 +155,8 @@ stream() {
 		failures=$((failures + 1))
 		return 1
 	fi
-	S_MBS=$(sed -n 's/^RESULT.* mbs=\([0-9.]*\).*/\1/p' "$tmp/server")
-	if [ -n "$t_kill" ]; then
-		S_GAP_MS=$(awk -v t="$t_kill" '
-			$1 == "gap" && $3 >= t && $2 <= t + 1 && $3 - $2 > m { m = $3 - $2 }
-			END { printf "%.1f", m * 1000 }' "$tmp/server")
-	fi
+	S_MBS=$(sft_stream_mbs "$tmp/server")
+	[ -n "$t_kill" ] && S_GAP_MS=$(sft_stream_gap_ms "$tmp/server" "$t_kill")
 	return 0
 }
 

@@ -200,6 +200,15 @@ static struct test_pkt *make_pkts(uint32_t count, uint32_t payload)
 	return pkts;
 }
 
+/* Runs nodes 0 and 1 until node 0's count packets are acked or failed,
+ * or the virtual clock reaches limit_ns. */
+static void run_until_done(uint32_t count, uint64_t limit_ns)
+{
+	while (nodes[0].acked + nodes[0].failed < count &&
+	       srd_memnet_now(net) < limit_ns)
+		step(2);
+}
+
 /* Sends count packets 0 -> 1 and runs until all are done. */
 static struct test_pkt *run_transfer(uint32_t count, uint64_t limit_ns)
 {
@@ -211,9 +220,7 @@ static struct test_pkt *run_transfer(uint32_t count, uint64_t limit_ns)
 	cr_assert_not_null(peer);
 	for (uint32_t id = 0; id < count; id++)
 		srd_tp_send(&nodes[0].tp, peer, &pkts[id].tp);
-	while (nodes[0].acked + nodes[0].failed < count &&
-	       srd_memnet_now(net) < limit_ns)
-		step(2);
+	run_until_done(count, limit_ns);
 	return pkts;
 }
 
@@ -673,9 +680,7 @@ Test(tp, black_holed_path_goes_down_and_comes_back)
 	node_open(1, 16, 5 * SRD_NS_PER_S);
 	srd_memnet_set_path_drop(net, 1u << 5);
 	send_burst(0, 1, pkts, count);
-	while (nodes[0].acked + nodes[0].failed < count &&
-	       srd_memnet_now(net) < 10 * SRD_NS_PER_S)
-		step(2);
+	run_until_done(count, 10 * SRD_NS_PER_S);
 	assert_exactly_once(pkts, count);
 	peer = srd_tp_peer_find(&nodes[0].tp, &a1);
 	bad = &peer->paths[5];
@@ -1433,9 +1438,7 @@ Test(tp, multi_rail_sprays_over_both_and_survives_one_dying)
 	node_open_rails(0, per);
 	node_open_rails(1, per);
 	send_burst(0, 1, pkts, count);
-	while (nodes[0].acked + nodes[0].failed < count &&
-	       srd_memnet_now(net) < 10 * SRD_NS_PER_S)
-		step(2);
+	run_until_done(count, 10 * SRD_NS_PER_S);
 	assert_exactly_once(pkts, count);
 	to1 = srd_tp_peer_find(&nodes[0].tp, &a1);
 	to0 = srd_tp_peer_find(&nodes[1].tp, &a0);
@@ -1514,9 +1517,7 @@ Test(tp, multi_rail_refused_sends_take_the_rail_down_at_once)
 	cr_assert_eq(to1->rails->proven, 3);
 	cr_assert_eq(nodes[0].tp.cnt.tx_unrouted, 0);
 	srd_memnet_set_host_drop(net, &r0, true);
-	nodes[0].acked = 0;
-	nodes[1].delivered = 0;
-	memset(nodes[1].seen, 0, nodes[1].nseen);
+	pair_rearm(pkts, count);
 	t_kill = srd_memnet_now(net);
 	send_burst(0, 1, pkts, count);
 	/* every rail 1 path DOWN before any retransmit timeout could have
@@ -1527,9 +1528,7 @@ Test(tp, multi_rail_refused_sends_take_the_rail_down_at_once)
 	cr_assert_lt(srd_memnet_now(net) - t_kill, SRD_TP_RTO_MIN_NS_DEFAULT,
 		     "rail 1 down %lu ns after its sends were refused",
 		     srd_memnet_now(net) - t_kill);
-	while (nodes[0].acked + nodes[0].failed < count &&
-	       srd_memnet_now(net) < 20 * SRD_NS_PER_S)
-		step(2);
+	run_until_done(count, 20 * SRD_NS_PER_S);
 	assert_exactly_once(pkts, count);
 	assert_rail1_down(to1, per);
 	cr_assert_geq(nodes[0].tp.cnt.tx_unrouted, 3u * per);
@@ -1583,9 +1582,7 @@ Test(tp, multi_rail_with_a_single_rail_peer_uses_rail_0)
 	node_open_rails(0, per);
 	node_open(1, per, 5 * SRD_NS_PER_S);
 	send_burst(0, 1, pkts, count);
-	while (nodes[0].acked + nodes[0].failed < count &&
-	       srd_memnet_now(net) < 10 * SRD_NS_PER_S)
-		step(2);
+	run_until_done(count, 10 * SRD_NS_PER_S);
 	assert_exactly_once(pkts, count);
 	to1 = srd_tp_peer_find(&nodes[0].tp, &a1);
 	cr_assert_null(to1->rails);

@@ -424,6 +424,7 @@ struct srd_tp {
 	/* Senders of data lately, for grants (spec 5.17): peers that sent
 	 * data in the current epoch (rto_min long) and in the one before. */
 	uint32_t rx_epoch;
+	uint64_t rx_epoch_end_ns;	/* when the current epoch ends */
 	uint32_t rx_senders_cur, rx_senders_prev;
 	uint32_t hs_granted;		/* by this epoch's handshakes */
 	uint32_t rx_grant_now;		/* each sender's, at the last data */

@@ -170,10 +170,13 @@ void srd_tp_peer_rails_learn(struct srd_tp *tp, struct srd_tp_peer *peer,
 		return;
 	rails = calloc(1, sizeof(*rails));
 	if (!rails) {
+		char name[64];
+
 		/* rail 0 alone still works: said, since the other rails
 		 * then carry nothing to this peer */
 		SRD_WARN(FI_LOG_EP_DATA,
-			 "no memory for a peer's %u rails: rail 0 only\n", n);
+			 "peer %s: no memory for its %u rails: rail 0 only\n",
+			 srd_wire_addr_str(&peer->addr, name, sizeof(name)), n);
 		return;
 	}
 	rails->n = (uint8_t)n;

@@ -151,9 +151,15 @@ static uint32_t tp_rx_grant_of(const struct srd_tp *tp)
  * sent data in this epoch or the one before. */
 static void tp_grant_epoch(struct srd_tp *tp)
 {
-	uint32_t epoch = (uint32_t)(srd_tp_now(tp) /
-				    SRD_MAX(tp->cfg.rto_min_ns, (uint64_t)1));
+	uint64_t now = srd_tp_now(tp), len = SRD_MAX(tp->cfg.rto_min_ns,
+						    (uint64_t)1);
+	uint32_t epoch;
 
+	/* called for every data packet: one compare while the epoch lasts */
+	if (now < tp->rx_epoch_end_ns)
+		return;
+	epoch = (uint32_t)(now / len);
+	tp->rx_epoch_end_ns = (now / len + 1) * len;
 	if (epoch == UINT32_MAX)	/* peers keep epoch + 1, 0: never */
 		epoch = 0;
 	if (epoch == tp->rx_epoch)
@@ -209,7 +215,7 @@ uint32_t srd_tp_rx_grant(struct srd_tp *tp)
 	if (!tp->cfg.rx_grant_pkts)
 		return 0;
 	tp_grant_epoch(tp);
-	return tp_rx_grant_of(tp);
+	return tp->rx_grant_now;	/* kept current by both changes of n */
 }
 
 
