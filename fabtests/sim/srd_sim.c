@@ -61,6 +61,7 @@ struct result {
 	double wall_s;
 	uint64_t rss_kb, events, pkts_max_in_flight;
 	uint64_t peers, peer_bytes, idle_peer_bytes, rings;
+	uint64_t spell_peer_bytes, spell_compacted;	/* sim_idle_spell */
 	int status;			/* 0: the run finished */
 };
 
@@ -421,6 +422,7 @@ static int run_one(const struct opts *o, uint32_t size, uint16_t paths,
 	r->pkts_max_in_flight = sim.fab.pkts_max_in_flight;
 	sim_peer_bytes(&sim, &r->peers, &r->peer_bytes, &r->idle_peer_bytes);
 	r->rings = sim_rings(&sim);
+	sim_idle_spell(&sim, &r->spell_peer_bytes, &r->spell_compacted);
 
 	/* data for the plots */
 	if (o->out) {
@@ -596,11 +598,13 @@ static void print_cost(const struct result *r)
 	printf("cost: %u hosts, %s: wall %.2f s, peak RSS %.0f MiB, %lu"
 	       " events, %lu packets in the fabric at most; transport:"
 	       " %lu peers, %.0f B per peer (idle peer %lu B), %lu send"
-	       " rings in use or free\n",
+	       " rings in use or free; after an idle spell %lu B per peer,"
+	       " %lu of them compacted\n",
 	       r->hosts, mode_name((uint16_t)r->paths, mode, sizeof(mode)), r->wall_s, r->rss_kb / 1024.0, r->events,
 	       r->pkts_max_in_flight, r->peers,
 	       r->peers ? (double)r->peer_bytes / r->peers : 0,
-	       r->idle_peer_bytes, r->rings);
+	       r->idle_peer_bytes, r->rings, r->spell_peer_bytes,
+	       r->spell_compacted);
 }
 
 /* gnuplot script for the scenario's plots; run when gnuplot exists. */

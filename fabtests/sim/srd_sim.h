@@ -154,6 +154,7 @@ void sim_peer_bytes(const struct sim *sim, uint64_t *npeers, uint64_t *bytes,
 
 /* Send rings the hosts' transports allocated (in use or free). */
 uint64_t sim_rings(const struct sim *sim);
+void sim_idle_spell(struct sim *sim, uint64_t *bytes, uint64_t *compacted);
 /* Undelivered messages and their senders' state (SRD_SIM_DEBUG). */
 void sim_dump_stuck(const struct sim *sim, FILE *f);
 

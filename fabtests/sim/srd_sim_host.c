@@ -390,11 +390,45 @@ void sim_peer_bytes(const struct sim *sim, uint64_t *npeers, uint64_t *bytes,
 
 			(*npeers)++;
 			*bytes += b;
-			if (!tp->peer_table[j]->tx_inflight &&
-			    srd_dlist_empty(&tp->peer_table[j]->tx_queue))
+			if (!srd_tp_peer_inflight(tp->peer_table[j]) &&
+			    !srd_tp_peer_queued(tp->peer_table[j]))
 				*idle_peer_bytes = b;
 		}
 	}
+}
+
+/* After the run, the idle spell no run lasts long enough to show: each
+ * transport's compaction, as FI_SRD_PEER_IDLE_MS of silence would run
+ * it (two rounds: the run may have ended in the middle of one).  The
+ * peers' mean size after it; compacted: how many gave everything back
+ * (a peer with a timer still set keeps its state). */
+void sim_idle_spell(struct sim *sim, uint64_t *bytes, uint64_t *compacted)
+{
+	uint64_t n = 0;
+
+	*bytes = 0;
+	*compacted = 0;
+	for (uint32_t i = 0; i < sim->topo.hosts; i++) {
+		struct srd_tp *tp = &sim->hosts[i].tp;
+		uint64_t idle = tp->cfg.peer_idle_ns;
+		uint64_t t = srd_tp_now(tp) + idle;
+
+		for (int round = 0; idle && round < 2; round++, t += idle) {
+			srd_tp_peers_compact(tp, t);
+			while (tp->compact_left)
+				srd_tp_peers_compact(tp, t);
+		}
+		for (uint32_t j = 0; j < tp->npeers; j++) {
+			const struct srd_tp_peer *peer = tp->peer_table[j];
+
+			n++;
+			*bytes += srd_tp_peer_bytes(tp, peer);
+			*compacted += !peer->tx && !peer->paths &&
+				      !peer->rx_win.bits;
+		}
+	}
+	if (n)
+		*bytes /= n;
 }
 
 uint64_t sim_rings(const struct sim *sim)
@@ -424,13 +458,13 @@ void sim_dump_stuck(const struct sim *sim, FILE *f)
 			" free %u timer %d\n", i, m->src, m->dst, m->rcvd,
 			m->size, m->pkts_failed, h->next, h->nsend, nfree,
 			srd_heap_node_queued(&h->timer));
-		if (p)
+		if (p && p->tx)
 			fprintf(f, "  peer tx_state %d inflight %u lost %u una %u"
 				" next %u queue %d cwnd %.1f rnr_until %lu"
-				" timer %d/%lu\n", p->tx_state, p->tx_inflight,
-				p->tx_lost_cnt, p->tx_una, p->tx_next_psn,
-				!srd_dlist_empty(&p->tx_queue), p->cwnd,
-				p->rnr_until_ns,
+				" timer %d/%lu\n", p->tx_state, p->tx->inflight,
+				p->tx->lost_cnt, p->tx_una, p->tx_next_psn,
+				!srd_dlist_empty(&p->tx->queue), p->tx->cwnd,
+				p->tx->rnr_until_ns,
 				srd_heap_node_queued(&p->timer), p->timer.key);
 	}
 }

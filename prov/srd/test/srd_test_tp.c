@@ -930,7 +930,7 @@ Test(tp, dead_peer_leaves_others_unaffected)
 	cr_assert_gt(failed_to2, 0);
 	cr_assert_geq(acked_to2, 100);
 	cr_assert_eq(nodes[0].tx_failures, 1, "only the dead peer's session");
-	cr_assert_eq(srd_tp_peer_find(&nodes[0].tp, &a2)->tx_inflight, 0,
+	cr_assert_eq(srd_tp_peer_inflight(srd_tp_peer_find(&nodes[0].tp, &a2)), 0,
 		     "the dead peer's packets are released");
 	cr_assert_geq(srd_memnet_now(net), 2 * SRD_NS_PER_S);
 	free(nodes[2].seen);
@@ -1038,16 +1038,17 @@ Test(tp, idle_peer_gives_its_send_ring_back)
 	node_open(1, 4, SRD_NS_PER_S);
 	node_open(2, 4, SRD_NS_PER_S);
 	peer1 = srd_tp_peer_get(&nodes[0].tp, &a1);
-	cr_assert_null(peer1->tx_ring, "a new peer holds no ring");
+	cr_assert_null(peer1->tx, "a new peer holds no send side");
 	send_burst(0, 1, p1, 64);
-	while (!peer1->tx_ring && srd_memnet_now(net) < SRD_NS_PER_S)
+	cr_assert_not_null(peer1->tx, "a send brings the send side");
+	while (!peer1->tx->ring && srd_memnet_now(net) < SRD_NS_PER_S)
 		step(3);
-	cr_assert_not_null(peer1->tx_ring);
+	cr_assert_not_null(peer1->tx->ring);
 	busy = srd_tp_peer_bytes(&nodes[0].tp, peer1);
 	while (nodes[0].acked < 64 && srd_memnet_now(net) < SRD_NS_PER_S)
 		step(3);
 	cr_assert_eq(nodes[0].acked, 64);
-	cr_assert_null(peer1->tx_ring, "the drained peer kept its ring");
+	cr_assert_null(peer1->tx->ring, "the drained peer kept its ring");
 	idle = srd_tp_peer_bytes(&nodes[0].tp, peer1);
 	cr_assert_eq(busy - idle, SRD_TP_WINDOW_MAX * sizeof(void *));
 	send_burst(0, 2, p2, 64);
@@ -1056,7 +1057,7 @@ Test(tp, idle_peer_gives_its_send_ring_back)
 	cr_assert_eq(nodes[0].acked, 128);
 	peer2 = srd_tp_peer_find(&nodes[0].tp, &a2);
 	cr_assert_not_null(peer2);
-	cr_assert_null(peer2->tx_ring);
+	cr_assert_null(peer2->tx->ring);
 	cr_assert_eq(nodes[0].tp.rings, 1, "%u rings for one busy peer at a time",
 		     nodes[0].tp.rings);
 	cr_assert_eq(nodes[2].delivered, 64);
@@ -1080,9 +1081,9 @@ Test(tp, spurious_timeout_with_a_full_window_is_undone)
 	warm = warm_pair(4);
 	peer = srd_tp_peer_find(&nodes[0].tp, &a1);
 	cr_assert_not_null(peer);
-	cwnd = peer->cwnd;
+	cwnd = peer->tx->cwnd;
 	send_burst(0, 1, pkts, 32);
-	cr_assert_eq(peer->tx_inflight, 32, "the burst fills the window");
+	cr_assert_eq(peer->tx->inflight, 32, "the burst fills the window");
 	/* the receiver sleeps past one timeout (500 us floor), not two */
 	run_sender_only(800 * SRD_NS_PER_US);
 	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, 1);
@@ -1090,8 +1091,8 @@ Test(tp, spurious_timeout_with_a_full_window_is_undone)
 		step(2);
 	assert_exactly_once(pkts, 32);
 	cr_assert_eq(nodes[0].tp.cnt.rto_spurious, 1);
-	cr_assert_geq(peer->cwnd, cwnd, "cwnd %.1f, %.1f before the timeout",
-		      peer->cwnd, cwnd);
+	cr_assert_geq(peer->tx->cwnd, cwnd, "cwnd %.1f, %.1f before the timeout",
+		      peer->tx->cwnd, cwnd);
 	/* the tail loss probes, and what a freed slot resent, went twice */
 	cr_assert_leq(nodes[1].tp.cnt.rx_dup, SRD_TP_PROBES_MAX + 1, "%lu duplicates",
 		      (unsigned long)nodes[1].tp.cnt.rx_dup);
@@ -1235,7 +1236,7 @@ Test(tp, forged_acks_free_nothing)
 		step(2);
 	for (int i = 0; i < 10; i++)
 		srd_tp_send(&nodes[0].tp, to1, &pkts[i].tp);
-	cr_assert_eq(to1->tx_inflight, 10);
+	cr_assert_eq(to1->tx->inflight, 10);
 	memset(&f, 0, sizeof(f));
 	f.base.version = SRD_PROTO_VERSION;
 	f.base.type = SRD_PKT_EAGER;
@@ -1255,7 +1256,7 @@ Test(tp, forged_acks_free_nothing)
 	cr_assert_eq(nodes[0].tp.cnt.rx_drop_token, 2);
 	cr_assert_eq(nodes[0].acked, 0, "a forged ack freed %u packets",
 		     nodes[0].acked);
-	cr_assert_eq(to1->tx_inflight, 10);
+	cr_assert_eq(to1->tx->inflight, 10);
 	while (nodes[0].acked < 10 && srd_memnet_now(net) < SRD_NS_PER_S)
 		step(2);
 	assert_exactly_once(pkts, 10);
@@ -1299,6 +1300,7 @@ Test(tp, idle_peer_lets_go_of_paths_and_window_ring)
 		uint8_t payload[8];
 	} f;
 	uint64_t dups;
+	uint32_t session;
 
 	setup_net(0, 20000, 20 * SRD_NS_PER_US);
 	node_open(0, 4, SRD_NS_PER_S);
@@ -1311,8 +1313,10 @@ Test(tp, idle_peer_lets_go_of_paths_and_window_ring)
 	to0 = srd_tp_peer_find(&nodes[1].tp, &a0);
 	cr_assert_not_null(to0);
 	cr_assert_not_null(to1->paths);
+	cr_assert_not_null(to1->tx, "a sender without its send side");
 	cr_assert_eq(nodes[0].tp.paths_held, 1);
 	cr_assert_not_null(to0->rx_win.bits, "reordering opened no hole");
+	session = to1->tx_session;
 	cr_assert_gt(srd_tp_peer_bytes(&nodes[0].tp, to1),
 		     nodes[0].tp.cfg.peer_size + sizeof(void *));
 
@@ -1325,6 +1329,8 @@ Test(tp, idle_peer_lets_go_of_paths_and_window_ring)
 		       "(%u down, timer %d)", to1->paths_down,
 		       srd_heap_node_queued(&to1->timer));
 	cr_assert_null(to0->rx_win.bits, "the idle receiver kept its ring");
+	cr_assert_null(to1->tx, "the idle sender kept its send side");
+	cr_assert_eq(to1->tx_state, SRD_TP_TX_ACTIVE);
 	cr_assert_eq(nodes[0].tp.paths_held, 0);
 	cr_assert_geq(nodes[1].tp.cnt.peers_compacted, 1);
 	cr_assert_eq(to0->rx_win.base, to1->tx_next_psn,
@@ -1357,6 +1363,10 @@ Test(tp, idle_peer_lets_go_of_paths_and_window_ring)
 	memset(nodes[1].seen, 0, nodes[1].nseen);
 	again = run_transfer(500, 20 * SRD_NS_PER_S);
 	assert_exactly_once(again, 500);
+	/* the same session ran on, its send side back (no new handshake) */
+	cr_assert_not_null(to1->tx);
+	cr_assert_eq(to1->tx_session, session);
+	cr_assert_geq(to1->tx->cwnd, 1.0);
 	cr_assert_not_null(to1->paths);
 	cr_assert_eq(nodes[0].tp.paths_held, 1);
 	cr_assert_gt(nodes[1].tp.cnt.rx_dup, dups + 1, "no duplicate was "

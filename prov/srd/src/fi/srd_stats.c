@@ -86,10 +86,13 @@ static void stats_peer_fill(const struct srd_tp *tp,
 	st->srtt_ns = peer->srtt_ns;
 	st->rttvar_ns = peer->rttvar_ns;
 	st->rto_ns = peer->rto_ns;
-	st->base_rtt_ns = peer->base_rtt_ns;
-	st->last_net_rtt_ns = peer->last_fabric_rtt_ns;
-	st->cwnd = peer->cwnd;
-	st->inflight = peer->tx_inflight;
+	/* 0 without a send side: its next send starts them afresh */
+	if (peer->tx) {
+		st->base_rtt_ns = peer->tx->base_rtt_ns;
+		st->last_net_rtt_ns = peer->tx->last_fabric_rtt_ns;
+		st->cwnd = peer->tx->cwnd;
+		st->inflight = peer->tx->inflight;
+	}
 	st->window = peer->tx_window;
 	st->state = peer->tx_state;
 	st->npaths = tp->wire->npaths;
@@ -403,18 +406,20 @@ static void stats_print_peer(struct srd_ep *ep, struct srd_tp_peer *peer,
 		"retx_probe=%lu rto_spurious=%llu rnr_recv=%lu cc_cuts=%lu "
 		"npaths=%u paths_down=%u queued=%zu heard_ns=%llu "
 		"hs_rto_ns=%llu hs_age_ns=%llu\n", addr,
-		srd_tp_tx_state_str(peer->tx_state), p.cwnd, peer->ssthresh,
-		p.inflight, (unsigned long long)peer->tx_inflight_bytes,
+		srd_tp_tx_state_str(peer->tx_state), p.cwnd,
+		peer->tx ? peer->tx->ssthresh : 0.0, p.inflight,
+		(unsigned long long)(peer->tx ? peer->tx->inflight_bytes : 0),
 		p.window, p.srtt_ns, p.rttvar_ns, p.rto_ns, p.base_rtt_ns,
 		p.last_net_rtt_ns, p.tx_pkts, p.tx_bytes, p.retx_timeout,
 		p.retx_fast, p.retx_probe,
 		(unsigned long long)peer->rto_spurious, p.rnr_recv, p.cc_cuts,
-		p.npaths, p.paths_down, stats_dlist_len(&peer->tx_queue),
+		p.npaths, p.paths_down,
+		peer->tx ? stats_dlist_len(&peer->tx->queue) : 0,
 		(unsigned long long)(peer->last_heard_ns &&
 				     now > peer->last_heard_ns ?
 				     now - peer->last_heard_ns : 0),
-		(unsigned long long)(hs ? peer->hs_rto : 0),
-		(unsigned long long)(hs ? now - peer->hs_first_ns : 0));
+		(unsigned long long)(hs ? peer->tx->hs_rto : 0),
+		(unsigned long long)(hs ? now - peer->tx->hs_first_ns : 0));
 	stats_print_paths(ep, peer, addr, f);
 }
 
@@ -437,7 +442,7 @@ static void stats_print(struct srd_ep *ep, FILE *f)
 
 		/* peers we sent to, and those a send waits on (handshake) */
 		if (!peer->tx_pkts && peer->tx_state == SRD_TP_TX_IDLE &&
-		    srd_dlist_empty(&peer->tx_queue))
+		    !srd_tp_peer_queued(peer))
 			continue;
 		stats_print_peer(ep, peer, f);
 	}

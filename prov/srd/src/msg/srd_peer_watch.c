@@ -116,7 +116,7 @@ static void watch_run(struct srd_msg_ep *ep, uint64_t now)
 			continue;
 		peer->watch_mark = false;
 		waiting = true;
-		if (tp->tx_inflight || !srd_dlist_empty(&tp->tx_queue) ||
+		if (srd_tp_peer_inflight(tp) || srd_tp_peer_queued(tp) ||
 		    tp->tx_state == SRD_TP_TX_HS_SENT)
 			continue;	/* the transport is watching already */
 		if (now - tp->last_heard_ns >= interval)

@@ -63,6 +63,7 @@ int srd_tp_init(struct srd_tp *tp, struct srd_wire *wire,
 		tp->cfg.path_burst = 1;
 	srd_heap_init(&tp->timers);
 	srd_dlist_init(&tp->ack_list);
+	srd_dlist_init(&tp->tx_nomem);
 	tp->cfg.auth_key = NULL;	/* the caller's; derived in tp->auth */
 	ret = srd_hmap_init(&tp->peers, 64);
 	if (!ret) {
@@ -99,7 +100,9 @@ void srd_tp_fini(struct srd_tp *tp)
 
 		srd_seqwin_fini(&peer->rx_win);
 		free(peer->paths);
-		free(peer->tx_ring);
+		if (peer->tx)
+			free(peer->tx->ring);
+		free(peer->tx);
 		free(peer->rails);
 		free(peer);
 	}
@@ -271,8 +274,10 @@ void srd_tp_peer_rearm(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
 	uint64_t deadline = srd_tp_window_deadline(tp, peer);
 
-	if (peer->tx_state == SRD_TP_TX_HS_SENT && peer->hs_deadline < deadline)
-		deadline = peer->hs_deadline;
+	/* HS_SENT: the send side is there (only a quiet peer lets go) */
+	if (peer->tx_state == SRD_TP_TX_HS_SENT &&
+	    peer->tx->hs_deadline < deadline)
+		deadline = peer->tx->hs_deadline;
 	if (peer->ack_deadline && peer->ack_deadline < deadline)
 		deadline = peer->ack_deadline;
 	if (srd_tp_paths_probe_deadline(tp, peer) < deadline)
@@ -455,7 +460,7 @@ static int tp_poll_wire(struct srd_tp *tp)
 static void tp_fire_timer(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  uint64_t now)
 {
-	if (peer->tx_state == SRD_TP_TX_HS_SENT && peer->hs_deadline <= now)
+	if (peer->tx_state == SRD_TP_TX_HS_SENT && peer->tx->hs_deadline <= now)
 		srd_tp_hs_start(tp, peer);
 	srd_tp_window_timeout(tp, peer, now);
 	srd_tp_paths_probe(tp, peer, now);
@@ -516,6 +521,26 @@ static int tp_fail_dead_wire(struct srd_tp *tp)
 	return failed;
 }
 
+/* Sends that found no memory for their peer's send side (srd_tp_send). */
+static int tp_fail_nomem(struct srd_tp *tp)
+{
+	struct srd_dlist *e, *last = tp->tx_nomem.prev;
+	int failed = 0;
+
+	/* those queued by now: a send the callback makes waits its turn */
+	while ((e = srd_dlist_pop_head(&tp->tx_nomem))) {
+		struct srd_tp_pkt *pkt =
+			srd_container_of(e, struct srd_tp_pkt, entry);
+
+		pkt->state = SRD_TP_PKT_FREE;
+		tp->ops->done(tp->ctx, pkt, -ENOMEM);
+		failed++;
+		if (e == last)
+			break;
+	}
+	return failed;
+}
+
 int srd_tp_progress(struct srd_tp *tp)
 {
 	uint64_t now;
@@ -527,6 +552,8 @@ int srd_tp_progress(struct srd_tp *tp)
 
 	if (tp->wire->error)
 		work += tp_fail_dead_wire(tp);
+	if (!srd_dlist_empty(&tp->tx_nomem))
+		work += tp_fail_nomem(tp);
 
 	tp->polled_ns = now;
 	/* A backlog of received datagrams may hold the acks a timer would

@@ -183,12 +183,66 @@ struct srd_tp_rails {
 	uint8_t rx_rail;
 };
 
-/* Grouped by use, and within a group by size, so that no field pads
- * (656 bytes became 616).  What only a talking peer needs is allocated
- * on use and dropped after peer_idle_ns of silence (srd_tp_peer.c):
- * tx_ring (while packets are in flight), paths (while it sends, and
- * peer_idle_ns after) and the receive window's ring (while it has a
- * hole, and peer_idle_ns after). */
+/*
+ * A peer's send side while it talks: the packets queued, in flight and
+ * lost, the handshake being made, loss recovery and congestion control.
+ * Allocated by the first send (srd_tp_peer_tx_get) and let go, with the
+ * paths, once the peer has been silent for peer_idle_ns with nothing
+ * queued, in flight or timed (srd_tp_peer.c): a peer without it has
+ * nothing to send, and its next send starts congestion control afresh
+ * (cwnd_init, no base RTT), as a session does after an idle spell
+ * (RFC 7661's reason: what was measured 10 s ago says little now).  The
+ * RTT estimate and the counters stay in the peer.
+ */
+struct srd_tp_peer_tx {
+	struct srd_dlist queue;		/* answers first, then in send order */
+	struct srd_dlist *answers_tail;	/* last answer queued, if any */
+	struct srd_dlist inflight_list;
+	struct srd_dlist lost;		/* resent before anything new */
+	/* SRD_TP_WINDOW_MAX slots by psn while packets are in flight; NULL
+	 * (back in srd_tp.ring_free) when none are. */
+	struct srd_tp_pkt **ring;
+	uint64_t inflight_bytes;
+	uint32_t inflight;		/* sent, not acked (lost included) */
+	uint32_t lost_cnt;		/* of those, declared lost, not resent */
+	uint32_t answers;		/* answers in queue */
+
+	/* the handshake (HS_SENT) */
+	uint32_t hs_cookie_time;
+	uint64_t hs_first_ns;
+	uint64_t hs_deadline;
+	uint64_t hs_rto;
+	uint64_t hs_cookie_mac;		/* the peer's cookie, echoed in HS_REQ */
+	uint64_t hs_sample_ns;		/* last HS_REQ sent, if never resent */
+	bool hs_cookie_sent;		/* a cookie was answered this timeout */
+
+	/* loss recovery */
+	uint8_t probes_sent;		/* tail loss probes since the last ack */
+	uint8_t rto_streak;		/* silent timeouts since the last ack */
+	bool cc_above;			/* the last delay sample was over target */
+	uint32_t cc_losses;		/* fast retransmits in this RTT */
+	uint64_t ack_progress_ns;	/* last time an ack freed a packet */
+	uint64_t acked_sent_ns;		/* latest send time of a packet acked */
+	double cwnd_undo, ssthresh_undo;	/* before the last timeout's cut */
+
+	/* congestion control */
+	double cwnd;			/* packets */
+	double ssthresh;
+	uint64_t base_rtt_ns;		/* least RTT seen lately */
+	uint64_t base_rtt_at_ns;
+	uint64_t cc_cut_ns;		/* last decrease: at most one per RTT */
+	uint64_t cc_loss_epoch_ns;
+	uint64_t last_fabric_rtt_ns;	/* RTT less the receiver's host delay */
+	uint64_t net_srtt_ns;		/* smoothed, of those */
+	uint64_t rnr_until_ns;		/* the receiver pushed back: wait */
+	uint64_t rnr_backoff_ns;
+};
+
+/* Grouped by use, and within a group by size, so that no field pads.
+ * What only a talking peer needs is allocated on use and dropped after
+ * peer_idle_ns of silence (srd_tp_peer.c): tx (its send side), paths
+ * (while it sends, and peer_idle_ns after) and the receive window's
+ * ring (while it has a hole, and peer_idle_ns after). */
 struct srd_tp_peer {
 	struct srd_hnode hnode;		/* srd_tp.peers, by address */
 	struct srd_heap_node timer;	/* earliest of the deadlines below */
@@ -203,39 +257,16 @@ struct srd_tp_peer {
 	uint32_t tx_session;
 	uint32_t tx_next_psn;
 	uint32_t tx_una;		/* oldest unacked psn */
-	uint32_t tx_inflight;		/* sent, not acked (tx_lost included) */
-	uint32_t tx_lost_cnt;		/* of those, declared lost, not resent */
-	uint64_t tx_inflight_bytes;
 	uint64_t tx_bytes_limit;	/* half the peer's receive buffering */
 	uint32_t tx_window;		/* min(ours, the peer's rx_window) */
-	uint32_t tx_answers;		/* answers in tx_queue */
 	uint32_t tx_grant;		/* the peer's grant, 0: none (5.17) */
 	uint32_t hs_grant;		/* the grant our HS_RESP gave it */
 	uint32_t rx_epoch;		/* 1 + the last grant epoch it sent
 					 * us data in (0: never; 5.17) */
-	struct srd_dlist tx_queue;	/* answers first, then in send order */
-	struct srd_dlist *tx_answers_tail; /* last answer queued, if any */
-	struct srd_dlist tx_inflight_list;
-	struct srd_dlist tx_lost;	/* resent before anything new */
-	/* SRD_TP_WINDOW_MAX slots by psn while packets are in flight; NULL
-	 * (back in srd_tp.ring_free) when none are: idle peers hold none. */
-	struct srd_tp_pkt **tx_ring;
-	uint64_t hs_first_ns;
-	uint64_t hs_deadline;
-	uint64_t hs_rto;
-	uint64_t hs_cookie_mac;		/* the peer's cookie, echoed in HS_REQ */
-	uint64_t hs_sample_ns;		/* last HS_REQ sent, if never resent */
-	uint32_t hs_cookie_time;
-	bool hs_cookie_sent;		/* a cookie was answered this timeout */
-	uint8_t probes_sent;		/* tail loss probes since the last ack */
-	uint8_t rto_streak;		/* silent timeouts since the last ack */
-	uint8_t burst_left;		/* new packets still due on burst_path */
+	struct srd_tp_peer_tx *tx;	/* NULL: nothing to send (above) */
 	uint64_t srtt_ns;		/* 0 until the first sample */
 	uint64_t rttvar_ns;
 	uint64_t rto_ns;		/* current, with backoff */
-	uint64_t ack_progress_ns;	/* last time an ack freed a packet */
-	uint64_t acked_sent_ns;		/* latest send time of a packet acked */
-	double cwnd_undo, ssthresh_undo;	/* before the last timeout's cut */
 	uint64_t last_heard_ns;		/* last valid packet from the peer */
 	/* wire->npaths while it sends (and peer_idle_ns after); NULL when
 	 * idle: every path is then taken for UP (srd_tp_path.c) */
@@ -247,30 +278,14 @@ struct srd_tp_peer {
 	uint16_t burst_path;
 	uint16_t good_path;		/* the last path a first send was acked on */
 	uint16_t paths_down;		/* how many are DOWN */
-
-	/* congestion control */
-	bool cc_above;			/* the last delay sample was over target */
-	uint32_t cc_losses;		/* fast retransmits in this RTT */
-	double cwnd;			/* packets */
-	double ssthresh;
-	uint64_t base_rtt_ns;		/* least RTT seen lately */
-	uint64_t base_rtt_at_ns;
-	uint64_t cc_cut_ns;		/* last decrease: at most one per RTT */
-	uint64_t cc_loss_epoch_ns;
-	uint64_t last_fabric_rtt_ns;	/* RTT less the receiver's host delay */
-	uint64_t net_srtt_ns;		/* smoothed, of those */
-	uint64_t rnr_until_ns;		/* the receiver pushed back: wait */
-	uint64_t rnr_backoff_ns;
-
-	/* counters of this peer (fi_ext_srd.h) */
-	uint64_t tx_pkts, tx_bytes, retx_timeout, retx_fast, rnr_recv;
-	uint64_t cc_cuts, retx_probe, rto_spurious;
+	uint8_t burst_left;		/* new packets still due on burst_path */
 
 	/* receive session */
 	bool rx_active;
 	bool rx_rnr;			/* the next ack says receiver-not-ready */
 	bool ack_twice;			/* the next ack goes on two paths */
 	bool ack_now;
+	uint8_t rx_retired_next;
 	uint32_t rx_conn;
 	uint32_t rx_session;
 	uint32_t rx_cookie_time;	/* the cookie that opened it */
@@ -280,14 +295,29 @@ struct srd_tp_peer {
 	struct { uint32_t conn, session; } rx_retired[SRD_TP_RETIRED];
 	/* its ring of bits only while a hole needs it (srd_seqwin.h) */
 	struct srd_seqwin rx_win;
-	uint8_t rx_retired_next;
 	uint32_t rx_unacked;
 	uint32_t rx_refused_psn;	/* sent back in an RNR ack */
 	uint32_t rx_newest_psn;		/* latest arrival and its host time, */
 	uint64_t rx_newest_ns;		/* echoed in acks (0: none since) */
 	uint64_t ack_deadline;		/* 0: none pending */
 	struct srd_dlist ack_entry;	/* srd_tp.ack_list while ack_now */
+
+	/* counters of this peer (fi_ext_srd.h) */
+	uint64_t tx_pkts, tx_bytes, retx_timeout, retx_fast, rnr_recv;
+	uint64_t cc_cuts, retx_probe, rto_spurious;
 };
+
+/* For the layers above: packets in flight to the peer, and whether any
+ * wait in its queue (none of either without a send side). */
+static inline uint32_t srd_tp_peer_inflight(const struct srd_tp_peer *peer)
+{
+	return peer->tx ? peer->tx->inflight : 0;
+}
+
+static inline bool srd_tp_peer_queued(const struct srd_tp_peer *peer)
+{
+	return peer->tx && !srd_dlist_empty(&peer->tx->queue);
+}
 
 enum srd_tp_peer_event {
 	SRD_TP_PEER_RX_RESTART,	/* a new receive session began: forget the old */
@@ -397,6 +427,7 @@ struct srd_tp {
 	uint32_t log_cookie_n;		/* cookies not ours or expired */
 	uint32_t log_reclaim_n;		/* idle peers' slots reused */
 	uint32_t log_wire_n;		/* sends failed by a dead wire */
+	uint32_t log_nomem_n;		/* sends failed for want of memory */
 	struct srd_hmap peers;
 	struct srd_hmap rail_peers;	/* srd_tp_rail_alias, multi-rail */
 	struct srd_tp_peer **peer_table;	/* by index */
@@ -404,6 +435,9 @@ struct srd_tp {
 	uint32_t peer_cap;
 	struct srd_heap timers;
 	struct srd_dlist ack_list;
+	/* sends that found no memory for their peer's send side: they fail
+	 * with -ENOMEM at the next progress call (srd_tp_send) */
+	struct srd_dlist tx_nomem;
 	struct srd_tp_counters cnt;
 	/* Send rings of peers with nothing in flight, for the next peer that
 	 * sends (linked through slot 0); rings: how many exist. */
@@ -459,6 +493,10 @@ struct srd_tp_peer *srd_tp_peer_find(struct srd_tp *tp,
  * belong to the layer above. */
 size_t srd_tp_peer_bytes(const struct srd_tp *tp,
 			 const struct srd_tp_peer *peer);
+/* Drops what idle peers need no longer (a few peers per call, every
+ * peer once per peer_idle_ns / 4): progress calls it; the simulator
+ * too, to show what an idle spell leaves. */
+void srd_tp_peers_compact(struct srd_tp *tp, uint64_t now);
 static inline struct srd_tp_peer *srd_tp_peer_at(struct srd_tp *tp,
 						 uint32_t index)
 {

@@ -20,25 +20,25 @@
 
 static void tp_cc_clamp(struct srd_tp_peer *peer)
 {
-	if (peer->cwnd < SRD_TP_CWND_MIN)
-		peer->cwnd = SRD_TP_CWND_MIN;
-	if (peer->cwnd > peer->tx_window)
-		peer->cwnd = peer->tx_window;
+	if (peer->tx->cwnd < SRD_TP_CWND_MIN)
+		peer->tx->cwnd = SRD_TP_CWND_MIN;
+	if (peer->tx->cwnd > peer->tx_window)
+		peer->tx->cwnd = peer->tx_window;
 }
 
 /* A decrease, at most one per smoothed RTT. */
 static bool tp_cc_may_cut(const struct srd_tp_peer *peer, uint64_t now)
 {
-	return now - peer->cc_cut_ns >= peer->srtt_ns;
+	return now - peer->tx->cc_cut_ns >= peer->srtt_ns;
 }
 
 static void tp_cc_cut(struct srd_tp *tp, struct srd_tp_peer *peer,
 		      double factor, uint64_t now)
 {
-	peer->cwnd *= factor;
+	peer->tx->cwnd *= factor;
 	tp_cc_clamp(peer);
-	peer->ssthresh = peer->cwnd;
-	peer->cc_cut_ns = now;
+	peer->tx->ssthresh = peer->tx->cwnd;
+	peer->tx->cc_cut_ns = now;
 	peer->cc_cuts++;
 	tp->cnt.cc_cuts++;
 }
@@ -46,12 +46,12 @@ static void tp_cc_cut(struct srd_tp *tp, struct srd_tp_peer *peer,
 /* Growth per packet acked, unless the last delay sample was high. */
 void srd_tp_cc_on_ack(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
-	if (!tp->cfg.cc_target_ns || peer->cc_above)
+	if (!tp->cfg.cc_target_ns || peer->tx->cc_above)
 		return;
-	if (peer->cwnd < peer->ssthresh)
-		peer->cwnd += 1.0;
+	if (peer->tx->cwnd < peer->tx->ssthresh)
+		peer->tx->cwnd += 1.0;
 	else
-		peer->cwnd += SRD_TP_CC_AI / peer->cwnd;
+		peer->tx->cwnd += SRD_TP_CC_AI / peer->tx->cwnd;
 	tp_cc_clamp(peer);
 }
 
@@ -64,19 +64,19 @@ static void tp_cc_on_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	uint64_t target;
 
-	peer->last_fabric_rtt_ns = rtt;
-	peer->net_srtt_ns = peer->net_srtt_ns ?
-			    (7 * peer->net_srtt_ns + rtt) / 8 : rtt;
-	if (!peer->base_rtt_ns || rtt < peer->base_rtt_ns ||
-	    now - peer->base_rtt_at_ns > SRD_TP_BASE_RTT_AGE_NS) {
-		peer->base_rtt_ns = rtt;
-		peer->base_rtt_at_ns = now;
+	peer->tx->last_fabric_rtt_ns = rtt;
+	peer->tx->net_srtt_ns = peer->tx->net_srtt_ns ?
+			    (7 * peer->tx->net_srtt_ns + rtt) / 8 : rtt;
+	if (!peer->tx->base_rtt_ns || rtt < peer->tx->base_rtt_ns ||
+	    now - peer->tx->base_rtt_at_ns > SRD_TP_BASE_RTT_AGE_NS) {
+		peer->tx->base_rtt_ns = rtt;
+		peer->tx->base_rtt_at_ns = now;
 	}
 	if (!tp->cfg.cc_target_ns)
 		return;
-	target = peer->base_rtt_ns + tp->cfg.cc_target_ns;
-	peer->cc_above = rtt > target;
-	if (peer->cc_above && tp_cc_may_cut(peer, now)) {
+	target = peer->tx->base_rtt_ns + tp->cfg.cc_target_ns;
+	peer->tx->cc_above = rtt > target;
+	if (peer->tx->cc_above && tp_cc_may_cut(peer, now)) {
 		double f = 1.0 - SRD_TP_CC_BETA * (double)(rtt - target) /
 				 (double)rtt;
 
@@ -92,11 +92,11 @@ void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 	struct srd_tp_pkt *pkt;
 	uint64_t rtt;
 
-	if (peer->tx_state != SRD_TP_TX_ACTIVE ||
+	if (peer->tx_state != SRD_TP_TX_ACTIVE || !peer->tx ||
 	    srd_seq_lt(psn, peer->tx_una) ||
 	    !srd_seq_lt(psn, peer->tx_next_psn))
 		return;
-	pkt = peer->tx_ring[psn % SRD_TP_WINDOW_MAX];
+	pkt = peer->tx->ring[psn % SRD_TP_WINDOW_MAX];
 	/* Karn: a resent packet's echo may be for either copy. */
 	if (!pkt || pkt->retries || ack_rx_ns <= pkt->sent_ns)
 		return;
@@ -120,16 +120,16 @@ void srd_tp_cc_on_loss(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	if (!tp->cfg.cc_target_ns)
 		return;
-	if (now - peer->cc_loss_epoch_ns >= peer->srtt_ns) {
-		peer->cc_loss_epoch_ns = now;
-		peer->cc_losses = 0;
+	if (now - peer->tx->cc_loss_epoch_ns >= peer->srtt_ns) {
+		peer->tx->cc_loss_epoch_ns = now;
+		peer->tx->cc_losses = 0;
 	}
-	peer->cc_losses += nlost;
+	peer->tx->cc_losses += nlost;
 	if (!tp_cc_may_cut(peer, now))
 		return;
-	if (peer->cc_above)
+	if (peer->tx->cc_above)
 		tp_cc_cut(tp, peer, 1.0 - SRD_TP_CC_MAX_MDF, now);
-	else if (peer->cc_losses > 1 + peer->cwnd / 32)
+	else if (peer->tx->cc_losses > 1 + peer->tx->cwnd / 32)
 		tp_cc_cut(tp, peer, 1.0 - SRD_TP_CC_LOSS_MDF, now);
 }
 
@@ -143,22 +143,23 @@ void srd_tp_cc_on_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	if (!tp->cfg.cc_target_ns)
 		return;
-	if (!peer->rto_streak) {	/* what to restore if it was spurious */
-		peer->cwnd_undo = peer->cwnd;
-		peer->ssthresh_undo = peer->ssthresh;
+	if (!peer->tx->rto_streak) {	/* what to restore if it was spurious */
+		peer->tx->cwnd_undo = peer->tx->cwnd;
+		peer->tx->ssthresh_undo = peer->tx->ssthresh;
 	}
-	if (++peer->rto_streak < SRD_TP_RTO_RESET_AFTER) {
+	if (++peer->tx->rto_streak < SRD_TP_RTO_RESET_AFTER) {
 		/* halve, but slow-start back: ssthresh stays where it was */
-		double ssthresh = peer->ssthresh > peer->cwnd ?
-				  peer->ssthresh : peer->cwnd;
+		double ssthresh = peer->tx->ssthresh > peer->tx->cwnd ?
+				  peer->tx->ssthresh : peer->tx->cwnd;
 
 		tp_cc_cut(tp, peer, 1.0 - SRD_TP_CC_MAX_MDF, now);
-		peer->ssthresh = ssthresh;
+		peer->tx->ssthresh = ssthresh;
 		return;
 	}
-	peer->ssthresh = peer->cwnd / 2 > 2.0 ? peer->cwnd / 2 : 2.0;
-	peer->cwnd = SRD_TP_CWND_MIN;
-	peer->cc_cut_ns = now;
+	peer->tx->ssthresh = peer->tx->cwnd / 2 > 2.0 ? peer->tx->cwnd / 2 :
+							2.0;
+	peer->tx->cwnd = SRD_TP_CWND_MIN;
+	peer->tx->cc_cut_ns = now;
 	peer->cc_cuts++;
 	tp->cnt.cc_cuts++;
 }
@@ -166,10 +167,10 @@ void srd_tp_cc_on_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 /* Called when a send session starts. */
 void srd_tp_cc_init(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
-	peer->cwnd = tp->cfg.cc_target_ns ? tp->cfg.cwnd_init :
+	peer->tx->cwnd = tp->cfg.cc_target_ns ? tp->cfg.cwnd_init :
 					    peer->tx_window;
-	peer->ssthresh = peer->tx_window;
+	peer->tx->ssthresh = peer->tx_window;
 	tp_cc_clamp(peer);
-	peer->rnr_until_ns = 0;
-	peer->rnr_backoff_ns = 0;
+	peer->tx->rnr_until_ns = 0;
+	peer->tx->rnr_backoff_ns = 0;
 }

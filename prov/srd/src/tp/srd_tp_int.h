@@ -74,13 +74,12 @@ uint32_t srd_tp_hs_grant(struct srd_tp *tp);
 void srd_tp_ack_note_piggyback(struct srd_tp *tp, struct srd_tp_peer *peer);
 void srd_tp_window_rnr(struct srd_tp *tp, struct srd_tp_peer *peer,
 		       uint32_t psn);
-/* srd_tp_peer.c: drops what idle peers need no longer (a few peers per
- * call, every peer once per peer_idle_ns / 4). */
-void srd_tp_peers_compact(struct srd_tp *tp, uint64_t now);
 /* srd_tp_path.c */
 /* The peer's paths array, allocated on use (fresh: all UP), and given
  * back when idle (nothing in flight, none DOWN). */
 int srd_tp_paths_get(struct srd_tp *tp, struct srd_tp_peer *peer);
+/* srd_tp_peer.c: the send side on use (struct srd_tp_peer_tx); -ENOMEM */
+int srd_tp_peer_tx_get(struct srd_tp *tp, struct srd_tp_peer *peer);
 void srd_tp_paths_put(struct srd_tp *tp, struct srd_tp_peer *peer);
 uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  int avoid);

@@ -49,7 +49,7 @@ void srd_tp_paths_put(struct srd_tp *tp, struct srd_tp_peer *peer)
 		return;
 	/* only a peer with nothing in flight and no path DOWN (no probe
 	 * due) lets go: what goes is RTTs, loss scores and counters */
-	assert(!peer->tx_ring && !peer->paths_down);
+	assert(!(peer->tx && peer->tx->ring) && !peer->paths_down);
 	free(peer->paths);
 	peer->paths = NULL;
 	peer->good_path = SRD_TP_PATH_NONE;
@@ -119,7 +119,7 @@ static inline uint16_t tp_path_burst_start(struct srd_tp *tp,
 		 * longer than its share would queue on one link what the
 		 * others could carry).  Nor than what the wire sends as one
 		 * (tx_segs_max; 1 once it found GSO refused). */
-		uint32_t share = (uint32_t)peer->cwnd /
+		uint32_t share = (uint32_t)peer->tx->cwnd /
 				 srd_tp_peer_npaths(tp, peer);
 		uint32_t segs = tp->wire->tx_segs_max;
 		uint32_t burst = SRD_MIN(SRD_MIN(SRD_MAX(share, 1u),

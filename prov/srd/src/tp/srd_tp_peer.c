@@ -83,6 +83,7 @@ static void tp_peer_free(struct srd_tp *tp, struct srd_tp_peer *peer)
 	srd_tp_peer_rails_drop(tp, peer);
 	srd_seqwin_fini(&peer->rx_win);
 	free(peer->paths);
+	free(peer->tx);		/* idle: its ring went back already */
 	free(peer);
 }
 
@@ -92,8 +93,9 @@ static void tp_peer_free(struct srd_tp *tp, struct srd_tp_peer *peer)
 static bool tp_peer_reclaimable(struct srd_tp *tp, struct srd_tp_peer *peer,
 				uint64_t now)
 {
-	return peer->tx_state == SRD_TP_TX_IDLE && !peer->tx_ring &&
-	       srd_dlist_empty(&peer->tx_queue) &&
+	return peer->tx_state == SRD_TP_TX_IDLE &&
+	       (!peer->tx || (!peer->tx->ring &&
+			      srd_dlist_empty(&peer->tx->queue))) &&
 	       !srd_heap_node_queued(&peer->timer) && !peer->ack_now &&
 	       now - peer->last_heard_ns >= tp->cfg.peer_idle_ns &&
 	       tp->ops->peer_reclaimable &&
@@ -156,7 +158,7 @@ static struct srd_tp_peer *tp_peer_alloc(struct srd_tp *tp,
 
 	if (!peer)
 		return NULL;
-	/* no paths array, no window ring: both come on use */
+	/* no send side, paths array or window ring: they come on use */
 	if (srd_seqwin_init_lazy(&peer->rx_win, SRD_TP_WINDOW_MAX, 0) ||
 	    (index = tp_peer_slot(tp)) == UINT32_MAX) {
 		tp_peer_free(tp, peer);
@@ -166,10 +168,6 @@ static struct srd_tp_peer *tp_peer_alloc(struct srd_tp *tp,
 	peer->index = index;
 	peer->last_heard_ns = srd_tp_now(tp);
 	srd_heap_node_init(&peer->timer);
-	srd_dlist_init(&peer->tx_queue);
-	peer->tx_answers_tail = &peer->tx_queue;
-	srd_dlist_init(&peer->tx_inflight_list);
-	srd_dlist_init(&peer->tx_lost);
 	srd_dlist_init(&peer->ack_entry);
 	peer->rto_ns = SRD_TP_RTO_INIT_NS;
 	peer->good_path = SRD_TP_PATH_NONE;
@@ -216,7 +214,9 @@ size_t srd_tp_peer_bytes(const struct srd_tp *tp,
 			 const struct srd_tp_peer *peer)
 {
 	return tp->cfg.peer_size + sizeof(*tp->peer_table) +
-	       (peer->tx_ring ? SRD_TP_WINDOW_MAX * sizeof(*peer->tx_ring) : 0) +
+	       (peer->tx ? sizeof(*peer->tx) : 0) +
+	       (peer->tx && peer->tx->ring ?
+			SRD_TP_WINDOW_MAX * sizeof(*peer->tx->ring) : 0) +
 	       (peer->paths ? (size_t)tp->wire->npaths * sizeof(*peer->paths) :
 			      0) +
 	       (peer->rails ? sizeof(*peer->rails) : 0) +
@@ -225,34 +225,68 @@ size_t srd_tp_peer_bytes(const struct srd_tp *tp,
 
 /*
  * Compaction of idle peers: what a peer needs only while it talks goes
- * once it has been silent for peer_idle_ns: the paths array once
- * nothing is queued, in flight or timed and no path is DOWN (a DOWN
- * path's probes are due, and what it learned is worth keeping), and
- * the receive window's ring once no hole needs it (the cumulative point
- * stays: duplicates are still told, spec 5.6).  Both come back on the
- * next packet.  A hand visits a few peers per progress call and every
- * peer about every peer_idle_ns / 4, so compaction costs a bounded look
- * per call however many peers there are.
+ * once it has been silent for peer_idle_ns: its send side (struct
+ * srd_tp_peer_tx) and paths array once nothing is queued, in flight or
+ * timed and no path is DOWN (a DOWN path's probes are due, and what it
+ * learned is worth keeping), and the receive window's ring once no hole
+ * needs it (the cumulative point stays: duplicates are still told, spec
+ * 5.6).  They come back with the next packet.  A hand visits a few
+ * peers per progress call and every peer about every peer_idle_ns / 4,
+ * so compaction costs a bounded look per call however many peers there
+ * are.
  */
 static bool tp_peer_tx_quiet(const struct srd_tp_peer *peer)
 {
-	return peer->tx_state != SRD_TP_TX_HS_SENT && !peer->tx_ring &&
-	       srd_dlist_empty(&peer->tx_queue) && !peer->paths_down &&
-	       !srd_heap_node_queued(&peer->timer);
+	return peer->tx_state != SRD_TP_TX_HS_SENT &&
+	       (!peer->tx || (!peer->tx->ring &&
+			      srd_dlist_empty(&peer->tx->queue))) &&
+	       !peer->paths_down && !srd_heap_node_queued(&peer->timer);
+}
+
+/* The send side, on the first send after an idle spell.  A session that
+ * runs on starts congestion control afresh (the sender's view of the
+ * network is peer_idle_ns old); a new one sets it up at its HS_RESP. */
+int srd_tp_peer_tx_get(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	struct srd_tp_peer_tx *tx;
+
+	if (peer->tx)
+		return 0;
+	tx = calloc(1, sizeof(*tx));
+	if (!tx)
+		return -ENOMEM;
+	srd_dlist_init(&tx->queue);
+	tx->answers_tail = &tx->queue;
+	srd_dlist_init(&tx->inflight_list);
+	srd_dlist_init(&tx->lost);
+	peer->tx = tx;
+	if (peer->tx_state == SRD_TP_TX_ACTIVE)
+		srd_tp_cc_init(tp, peer);
+	return 0;
+}
+
+static void tp_peer_tx_put(struct srd_tp_peer *peer)
+{
+	assert(!peer->tx->ring && srd_dlist_empty(&peer->tx->queue));
+	free(peer->tx);
+	peer->tx = NULL;
 }
 
 static void tp_peer_compact(struct srd_tp *tp, struct srd_tp_peer *peer,
 			    uint64_t now)
 {
-	bool had = peer->paths || peer->rx_win.bits;
+	bool had = peer->tx || peer->paths || peer->rx_win.bits;
 
 	if (now - peer->last_heard_ns < tp->cfg.peer_idle_ns)
 		return;
-	if (peer->paths && tp_peer_tx_quiet(peer))
+	if ((peer->tx || peer->paths) && tp_peer_tx_quiet(peer)) {
+		if (peer->tx)
+			tp_peer_tx_put(peer);
 		srd_tp_paths_put(tp, peer);
+	}
 	if (!peer->ack_now && !peer->rx_unacked)
 		srd_seqwin_trim(&peer->rx_win);
-	if (had && !peer->paths && !peer->rx_win.bits)
+	if (had && !peer->tx && !peer->paths && !peer->rx_win.bits)
 		tp->cnt.peers_compacted++;
 }
 
@@ -345,8 +379,8 @@ static void tp_hs_post(struct srd_tp *tp, struct srd_tp_peer *peer,
 		pkt.base.token = peer->tx_token;
 		pkt.hs.session = peer->tx_session;
 		pkt.hs.init_psn = peer->tx_una;
-		pkt.hs.cookie_time = peer->hs_cookie_time;
-		pkt.hs.cookie_mac = peer->hs_cookie_mac;
+		pkt.hs.cookie_time = peer->tx->hs_cookie_time;
+		pkt.hs.cookie_mac = peer->tx->hs_cookie_mac;
 	}
 	pkt.hs.rx_window = SRD_TP_WINDOW_MAX;
 	pkt.hs.rx_bytes = tp->wire->rx_bytes;
@@ -387,22 +421,23 @@ void srd_tp_hs_start(struct srd_tp *tp, struct srd_tp_peer *peer)
 		peer->tx_token = srd_random_u64() | 1;
 		peer->tx_next_psn = (uint32_t)srd_random_u64();
 		peer->tx_una = peer->tx_next_psn;
-		peer->hs_cookie_mac = 0;
-		peer->hs_cookie_time = 0;
-		peer->hs_first_ns = now;
-		peer->hs_sample_ns = now;
-		peer->hs_rto = SRD_TP_RTO_INIT_NS;
-	} else if (now - peer->hs_first_ns >= tp->cfg.peer_timeout_ns) {
+		peer->tx->hs_cookie_mac = 0;
+		peer->tx->hs_cookie_time = 0;
+		peer->tx->hs_first_ns = now;
+		peer->tx->hs_sample_ns = now;
+		peer->tx->hs_rto = SRD_TP_RTO_INIT_NS;
+	} else if (now - peer->tx->hs_first_ns >= tp->cfg.peer_timeout_ns) {
 		srd_tp_peer_fail(tp, peer, -EHOSTUNREACH,
 				 "timed out, no answer to its handshake");
 		return;
 	} else {
-		peer->hs_rto = peer->hs_rto * 2 > SRD_TP_RTO_MAX_NS ?
-			       SRD_TP_RTO_MAX_NS : peer->hs_rto * 2;
-		peer->hs_sample_ns = 0;	/* an answer is of which copy? */
+		peer->tx->hs_rto = peer->tx->hs_rto * 2 > SRD_TP_RTO_MAX_NS ?
+			       SRD_TP_RTO_MAX_NS : peer->tx->hs_rto * 2;
+		/* an answer is of which copy? */
+		peer->tx->hs_sample_ns = 0;
 	}
-	peer->hs_deadline = now + peer->hs_rto;
-	peer->hs_cookie_sent = false;
+	peer->tx->hs_deadline = now + peer->tx->hs_rto;
+	peer->tx->hs_cookie_sent = false;
 	tp_hs_post(tp, peer, SRD_PKT_HS_REQ, false);
 	srd_tp_peer_rearm(tp, peer);
 }
@@ -429,14 +464,14 @@ static void tp_peer_fail_log(struct srd_tp *tp, struct srd_tp_peer *peer,
 	uint64_t now = srd_tp_now(tp);
 	uint64_t quiet = now > peer->last_heard_ns ?
 			 now - peer->last_heard_ns : 0;
-	uint32_t pkts = peer->tx_inflight;
+	uint32_t pkts = peer->tx ? peer->tx->inflight : 0;
 	char name[64], conn[24] = "never answered", heard[96] = "";
 
 	if (tp->wire->error && err == tp->wire->error &&
 	    !srd_tp_log_due(&tp->log_wire_n))
 		return;
-	for (struct srd_dlist *e = peer->tx_queue.next; e != &peer->tx_queue;
-	     e = e->next)
+	for (struct srd_dlist *e = peer->tx ? peer->tx->queue.next : NULL;
+	     e && e != &peer->tx->queue; e = e->next)
 		pkts++;
 	if (tp_peer_conn(peer))
 		snprintf(conn, sizeof(conn), "incarnation %08x",
@@ -467,23 +502,26 @@ void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err,
 		tp_tx_set_state(tp, peer, SRD_TP_TX_IDLE);
 	tp->cnt.peers_failed++;
 	srd_tp_tx_post_staged(tp);	/* they are about to be freed */
-	while ((e = srd_dlist_pop_head(&peer->tx_inflight_list)) ||
-	       (e = srd_dlist_pop_head(&peer->tx_lost)) ||
-	       (e = srd_dlist_pop_head(&peer->tx_queue))) {
+	while (peer->tx &&
+	       ((e = srd_dlist_pop_head(&peer->tx->inflight_list)) ||
+		(e = srd_dlist_pop_head(&peer->tx->lost)) ||
+		(e = srd_dlist_pop_head(&peer->tx->queue)))) {
 		struct srd_tp_pkt *pkt =
 			srd_container_of(e, struct srd_tp_pkt, entry);
 
 		if (pkt->state == SRD_TP_PKT_INFLIGHT)
-			peer->tx_ring[pkt->psn % SRD_TP_WINDOW_MAX] = NULL;
+			peer->tx->ring[pkt->psn % SRD_TP_WINDOW_MAX] = NULL;
 		pkt->state = SRD_TP_PKT_FREE;
 		tp->ops->done(tp->ctx, pkt, err);
 	}
-	peer->tx_answers = 0;
-	peer->tx_answers_tail = &peer->tx_queue;
-	peer->tx_inflight = 0;
-	peer->tx_lost_cnt = 0;
-	peer->tx_inflight_bytes = 0;
-	peer->rnr_until_ns = 0;
+	if (peer->tx) {
+		peer->tx->answers = 0;
+		peer->tx->answers_tail = &peer->tx->queue;
+		peer->tx->inflight = 0;
+		peer->tx->lost_cnt = 0;
+		peer->tx->inflight_bytes = 0;
+		peer->tx->rnr_until_ns = 0;
+	}
 	peer->tx_una = peer->tx_next_psn;
 	srd_tp_ring_put(tp, peer);
 	peer->rto_ns = peer->srtt_ns ? peer->rto_ns : SRD_TP_RTO_INIT_NS;
@@ -744,16 +782,16 @@ static void tp_hs_handle_cookie(struct srd_tp *tp, struct srd_tp_peer *peer,
 		return;
 	/* one answer per timeout: a cookie that keeps failing (the
 	 * receiver restarted meanwhile, say) must not ping-pong at RTT */
-	if (peer->hs_cookie_sent)
+	if (peer->tx->hs_cookie_sent)
 		return;
-	peer->hs_cookie_sent = true;
-	peer->hs_cookie_time = hs->cookie_time;
-	peer->hs_cookie_mac = hs->cookie_mac;
+	peer->tx->hs_cookie_sent = true;
+	peer->tx->hs_cookie_time = hs->cookie_time;
+	peer->tx->hs_cookie_mac = hs->cookie_mac;
 	/* the round trip counted for RTT is the verified one, and the
 	 * timer runs from it */
-	if (peer->hs_sample_ns)
-		peer->hs_sample_ns = srd_tp_now(tp);
-	peer->hs_deadline = srd_tp_now(tp) + peer->hs_rto;
+	if (peer->tx->hs_sample_ns)
+		peer->tx->hs_sample_ns = srd_tp_now(tp);
+	peer->tx->hs_deadline = srd_tp_now(tp) + peer->tx->hs_rto;
 	tp_hs_post(tp, peer, SRD_PKT_HS_REQ, false);
 	srd_tp_peer_rearm(tp, peer);
 }
@@ -766,12 +804,12 @@ static void tp_hs_rtt_sample(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
 	uint64_t now = srd_tp_now(tp), rtt;
 
-	if (!peer->hs_sample_ns || now <= peer->hs_sample_ns)
+	if (!peer->tx->hs_sample_ns || now <= peer->tx->hs_sample_ns)
 		return;
-	rtt = now - peer->hs_sample_ns;
-	if (!peer->base_rtt_ns || rtt < peer->base_rtt_ns) {
-		peer->base_rtt_ns = rtt;
-		peer->base_rtt_at_ns = now;
+	rtt = now - peer->tx->hs_sample_ns;
+	if (!peer->tx->base_rtt_ns || rtt < peer->tx->base_rtt_ns) {
+		peer->tx->base_rtt_ns = rtt;
+		peer->tx->base_rtt_at_ns = now;
 	}
 	if (!peer->srtt_ns) {
 		peer->srtt_ns = rtt;

@@ -5,8 +5,8 @@
  * receiver-not-ready push-back, and RTT estimation (RFC 6298 style, in
  * nanoseconds).  Congestion control is srd_tp_cc.c; path choice and path
  * health are srd_tp_path.c.
- * It owns tx_queue, tx_inflight_list, tx_lost and tx_ring of each peer;
- * it must not read packet payloads.
+ * It owns the queue, inflight_list, lost and ring of each peer's send
+ * side (struct srd_tp_peer_tx); it must not read packet payloads.
  *
  * Packets a timeout declares lost are resent within the window, oldest
  * first, not all at once: resending a whole window into a receiver that
@@ -21,7 +21,7 @@
 
 static inline uint32_t tp_cwnd_pkts(const struct srd_tp_peer *peer)
 {
-	uint32_t cwnd = (uint32_t)peer->cwnd;
+	uint32_t cwnd = (uint32_t)peer->tx->cwnd;
 
 	/* the receiver's share of its packets in flight (spec 5.17) */
 	if (peer->tx_grant && cwnd > peer->tx_grant)
@@ -32,7 +32,7 @@ static inline uint32_t tp_cwnd_pkts(const struct srd_tp_peer *peer)
 /* Room for one more packet on the wire (new or resent). */
 static inline bool tp_cwnd_open(const struct srd_tp_peer *peer)
 {
-	return peer->tx_inflight - peer->tx_lost_cnt < tp_cwnd_pkts(peer);
+	return peer->tx->inflight - peer->tx->lost_cnt < tp_cwnd_pkts(peer);
 }
 
 /* The last SRD_TP_ANSWER_PSNS psns of the window are for answers only:
@@ -48,8 +48,8 @@ static inline bool tp_window_open(const struct srd_tp_peer *peer,
 
 	return tp_cwnd_open(peer) &&
 	       peer->tx_next_psn - peer->tx_una < psns &&
-	       (peer->tx_inflight == 0 ||
-		peer->tx_inflight_bytes + pkt->len <= peer->tx_bytes_limit);
+	       (peer->tx->inflight == 0 ||
+		peer->tx->inflight_bytes + pkt->len <= peer->tx_bytes_limit);
 }
 
 /* --- sending ------------------------------------------------------------ */
@@ -104,13 +104,13 @@ static int tp_ring_get(struct srd_tp *tp, struct srd_tp_peer *peer)
 			return -ENOMEM;
 		tp->rings++;
 	}
-	peer->tx_ring = ring;
+	peer->tx->ring = ring;
 	return 0;
 }
 
 void srd_tp_ring_put(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
-	struct srd_tp_pkt **ring = peer->tx_ring;
+	struct srd_tp_pkt **ring = peer->tx ? peer->tx->ring : NULL;
 
 	if (!ring)
 		return;
@@ -120,7 +120,7 @@ void srd_tp_ring_put(struct srd_tp *tp, struct srd_tp_peer *peer)
 	assert(peer->tx_una == peer->tx_next_psn);
 	ring[0] = (struct srd_tp_pkt *)tp->ring_free;
 	tp->ring_free = ring;
-	peer->tx_ring = NULL;
+	peer->tx->ring = NULL;
 }
 
 static void tp_send_new(struct srd_tp *tp, struct srd_tp_peer *peer,
@@ -130,10 +130,10 @@ static void tp_send_new(struct srd_tp *tp, struct srd_tp_peer *peer,
 	pkt->path = srd_tp_path_pick(tp, peer, -1);
 	pkt->state = SRD_TP_PKT_INFLIGHT;
 	pkt->first_sent_ns = now;
-	peer->tx_ring[pkt->psn % SRD_TP_WINDOW_MAX] = pkt;
-	peer->tx_inflight++;
-	peer->tx_inflight_bytes += pkt->len;
-	srd_dlist_insert_tail(&peer->tx_inflight_list, &pkt->entry);
+	peer->tx->ring[pkt->psn % SRD_TP_WINDOW_MAX] = pkt;
+	peer->tx->inflight++;
+	peer->tx->inflight_bytes += pkt->len;
+	srd_dlist_insert_tail(&peer->tx->inflight_list, &pkt->entry);
 	tp_transmit(tp, peer, pkt, now);
 }
 
@@ -144,7 +144,7 @@ static void tp_retransmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 	pkt->retries++;
 	pkt->path = srd_tp_path_pick(tp, peer, pkt->path);
 	srd_dlist_remove(&pkt->entry);
-	srd_dlist_insert_tail(&peer->tx_inflight_list, &pkt->entry);
+	srd_dlist_insert_tail(&peer->tx->inflight_list, &pkt->entry);
 	tp_transmit(tp, peer, pkt, now);
 }
 
@@ -154,8 +154,8 @@ static void tp_mark_lost(struct srd_tp_peer *peer, struct srd_tp_pkt *pkt)
 {
 	pkt->flags |= SRD_TP_PKT_F_LOST;
 	srd_dlist_remove(&pkt->entry);
-	srd_dlist_insert_tail(&peer->tx_lost, &pkt->entry);
-	peer->tx_lost_cnt++;
+	srd_dlist_insert_tail(&peer->tx->lost, &pkt->entry);
+	peer->tx->lost_cnt++;
 }
 
 /*
@@ -177,18 +177,18 @@ static inline bool tp_path_overtaken(const struct srd_tp_peer *peer,
 static inline bool tp_rnr_waiting(const struct srd_tp_peer *peer,
 				  uint64_t now)
 {
-	return peer->rnr_until_ns > now;
+	return peer->tx->rnr_until_ns > now;
 }
 
 /* Resends the oldest packet declared lost (tx_lost is not empty). */
 static void tp_resend_lost_head(struct srd_tp *tp, struct srd_tp_peer *peer,
 				uint64_t now)
 {
-	struct srd_tp_pkt *pkt = srd_container_of(peer->tx_lost.next,
+	struct srd_tp_pkt *pkt = srd_container_of(peer->tx->lost.next,
 						  struct srd_tp_pkt, entry);
 
 	pkt->flags &= ~SRD_TP_PKT_F_LOST;
-	peer->tx_lost_cnt--;
+	peer->tx->lost_cnt--;
 	tp_retransmit(tp, peer, pkt, now);
 }
 
@@ -197,18 +197,18 @@ static void tp_resend_lost_head(struct srd_tp *tp, struct srd_tp_peer *peer,
 static void tp_send_queued(struct srd_tp *tp, struct srd_tp_peer *peer,
 			   bool answers_only)
 {
-	while (!srd_dlist_empty(&peer->tx_queue)) {
-		struct srd_tp_pkt *pkt = srd_container_of(peer->tx_queue.next,
+	while (!srd_dlist_empty(&peer->tx->queue)) {
+		struct srd_tp_pkt *pkt = srd_container_of(peer->tx->queue.next,
 						struct srd_tp_pkt, entry);
 
 		if ((answers_only && !(pkt->flags & SRD_TP_PKT_F_ANSWER)) ||
 		    !tp_window_open(peer, pkt) ||
-		    (!peer->tx_ring && tp_ring_get(tp, peer)))
+		    (!peer->tx->ring && tp_ring_get(tp, peer)))
 			break;
 		srd_dlist_remove(&pkt->entry);
 		if (pkt->flags & SRD_TP_PKT_F_ANSWER &&
-		    --peer->tx_answers == 0)
-			peer->tx_answers_tail = &peer->tx_queue;
+		    --peer->tx->answers == 0)
+			peer->tx->answers_tail = &peer->tx->queue;
 		/* the clock again (cached): a full stage posted meanwhile */
 		tp_send_new(tp, peer, pkt, srd_tp_now(tp));
 	}
@@ -217,27 +217,47 @@ static void tp_send_queued(struct srd_tp *tp, struct srd_tp_peer *peer,
 void srd_tp_window_flush(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
 	uint64_t now = srd_tp_now(tp);
-	bool was_idle = srd_dlist_empty(&peer->tx_inflight_list);
-	bool rnr_wait = tp_rnr_waiting(peer, now);
+	bool was_idle, rnr_wait;
+
+	if (!peer->tx)
+		return;		/* nothing to send */
+	was_idle = srd_dlist_empty(&peer->tx->inflight_list);
+	rnr_wait = tp_rnr_waiting(peer, now);
 
 	/* Waiting out a receiver-not-ready backoff, only answers go (the
 	 * timer flushes the rest when the wait is over): the peer refuses
 	 * requests, never answers, and may be refusing ours until our
 	 * answers to its requests are through. */
-	if (rnr_wait && !peer->tx_answers)
+	if (rnr_wait && !peer->tx->answers)
 		return;
 	srd_tp_tx_hold(tp);
 	/* Answers first (they end the peer's refusals), then lost packets:
 	 * they hold back the cumulative ack. */
 	tp_send_queued(tp, peer, true);
 	if (!rnr_wait) {
-		while (!srd_dlist_empty(&peer->tx_lost) && tp_cwnd_open(peer))
+		while (!srd_dlist_empty(&peer->tx->lost) && tp_cwnd_open(peer))
 			tp_resend_lost_head(tp, peer, now);
 		tp_send_queued(tp, peer, false);
 	}
-	if (was_idle && !srd_dlist_empty(&peer->tx_inflight_list))
+	if (was_idle && !srd_dlist_empty(&peer->tx->inflight_list))
 		srd_tp_peer_rearm(tp, peer);
 	srd_tp_tx_release(tp);
+}
+
+/* No memory for the peer's send side: the packet fails with -ENOMEM at
+ * the next progress call (srd_tp_fail_nomem), not inside its sender's
+ * call, which may still hold it. */
+static void tp_send_nomem(struct srd_tp *tp, struct srd_tp_peer *peer,
+			  struct srd_tp_pkt *pkt)
+{
+	char name[64];
+
+	srd_dlist_insert_tail(&tp->tx_nomem, &pkt->entry);
+	if (srd_tp_log_due(&tp->log_nomem_n))
+		SRD_WARN(FI_LOG_EP_DATA,
+			 "peer %s: no memory for its send state; the send fails (%u so far)\n",
+			 srd_wire_addr_str(&peer->addr, name, sizeof(name)),
+			 tp->log_nomem_n);
 }
 
 void srd_tp_send(struct srd_tp *tp, struct srd_tp_peer *peer,
@@ -245,14 +265,18 @@ void srd_tp_send(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	pkt->peer = peer;
 	pkt->state = SRD_TP_PKT_QUEUED;
+	if (srd_tp_peer_tx_get(tp, peer)) {
+		tp_send_nomem(tp, peer, pkt);
+		return;
+	}
 	if (pkt->flags & SRD_TP_PKT_F_ANSWER) {
 		/* behind the answers queued before it, ahead of the rest */
-		srd_dlist_insert_between(&pkt->entry, peer->tx_answers_tail,
-					 peer->tx_answers_tail->next);
-		peer->tx_answers_tail = &pkt->entry;
-		peer->tx_answers++;
+		srd_dlist_insert_between(&pkt->entry, peer->tx->answers_tail,
+					 peer->tx->answers_tail->next);
+		peer->tx->answers_tail = &pkt->entry;
+		peer->tx->answers++;
 	} else {
-		srd_dlist_insert_tail(&peer->tx_queue, &pkt->entry);
+		srd_dlist_insert_tail(&peer->tx->queue, &pkt->entry);
 	}
 	if (peer->tx_state == SRD_TP_TX_IDLE)
 		srd_tp_hs_start(tp, peer);
@@ -270,8 +294,8 @@ static inline uint64_t tp_pkt_deadline(const struct srd_tp_peer *peer,
 	 * one's ack took the burst's serialization time, or because the
 	 * receiver was off the CPU.  (A packet lost on a black-holed path
 	 * while the others deliver is found by tp_paths_check_silent.) */
-	return (pkt->sent_ns > peer->ack_progress_ns ? pkt->sent_ns :
-		peer->ack_progress_ns) + peer->rto_ns;
+	return (pkt->sent_ns > peer->tx->ack_progress_ns ? pkt->sent_ns :
+		peer->tx->ack_progress_ns) + peer->rto_ns;
 }
 
 /* Tail loss probe: when the oldest packet has had no answer for about
@@ -288,7 +312,7 @@ static inline uint64_t tp_probe_deadline(const struct srd_tp_peer *peer,
 {
 	uint64_t pto = 2 * peer->srtt_ns;
 
-	if (peer->probes_sent >= SRD_TP_PROBES_MAX || !peer->srtt_ns)
+	if (peer->tx->probes_sent >= SRD_TP_PROBES_MAX || !peer->srtt_ns)
 		return UINT64_MAX;
 	/* Two full RTTs, the receiver's host delay included: on an
 	 * oversubscribed host that delay is milliseconds, and probing
@@ -298,8 +322,8 @@ static inline uint64_t tp_probe_deadline(const struct srd_tp_peer *peer,
 	pto += ack_delay_ns;
 	if (pto >= peer->rto_ns)
 		return UINT64_MAX;	/* the timer comes first anyway */
-	return (oldest->sent_ns > peer->ack_progress_ns ? oldest->sent_ns :
-		peer->ack_progress_ns) + pto;
+	return (oldest->sent_ns > peer->tx->ack_progress_ns ? oldest->sent_ns :
+		peer->tx->ack_progress_ns) + pto;
 }
 
 uint64_t srd_tp_window_deadline(const struct srd_tp *tp,
@@ -307,9 +331,11 @@ uint64_t srd_tp_window_deadline(const struct srd_tp *tp,
 {
 	uint64_t deadline = UINT64_MAX, probe;
 
-	if (!srd_dlist_empty(&peer->tx_inflight_list)) {
+	if (!peer->tx)
+		return UINT64_MAX;
+	if (!srd_dlist_empty(&peer->tx->inflight_list)) {
 		const struct srd_tp_pkt *oldest = srd_container_of(
-				peer->tx_inflight_list.next,
+				peer->tx->inflight_list.next,
 				struct srd_tp_pkt, entry);
 
 		deadline = tp_pkt_deadline(peer, oldest);
@@ -317,10 +343,10 @@ uint64_t srd_tp_window_deadline(const struct srd_tp *tp,
 		if (probe < deadline)
 			deadline = probe;
 	}
-	if (peer->rnr_until_ns && peer->rnr_until_ns < deadline &&
-	    (!srd_dlist_empty(&peer->tx_lost) ||
-	     !srd_dlist_empty(&peer->tx_queue)))
-		deadline = peer->rnr_until_ns;
+	if (peer->tx->rnr_until_ns && peer->tx->rnr_until_ns < deadline &&
+	    (!srd_dlist_empty(&peer->tx->lost) ||
+	     !srd_dlist_empty(&peer->tx->queue)))
+		deadline = peer->tx->rnr_until_ns;
 	return deadline;
 }
 
@@ -329,13 +355,13 @@ static void tp_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	struct srd_tp_pkt *oldest;
 
-	if (srd_dlist_empty(&peer->tx_inflight_list))
+	if (srd_dlist_empty(&peer->tx->inflight_list))
 		return;
-	oldest = srd_container_of(peer->tx_inflight_list.next,
+	oldest = srd_container_of(peer->tx->inflight_list.next,
 				  struct srd_tp_pkt, entry);
 	if (tp_probe_deadline(peer, oldest, tp->cfg.ack_delay_ns) > now)
 		return;
-	peer->probes_sent++;
+	peer->tx->probes_sent++;
 	/* Suspect, not condemned: the loss score steers traffic away, but
 	 * only losses with later packets acked take a path down. */
 	srd_tp_path_suspect(peer, oldest->path);
@@ -351,12 +377,14 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 	bool fired = false, peer_silent = false;
 	uint64_t since;
 
-	if (peer->rnr_until_ns && peer->rnr_until_ns <= now) {
-		peer->rnr_until_ns = 0;
+	if (!peer->tx)
+		return;
+	if (peer->tx->rnr_until_ns && peer->tx->rnr_until_ns <= now) {
+		peer->tx->rnr_until_ns = 0;
 		srd_tp_window_flush(tp, peer);
 	}
-	while (!srd_dlist_empty(&peer->tx_inflight_list)) {
-		pkt = srd_container_of(peer->tx_inflight_list.next,
+	while (!srd_dlist_empty(&peer->tx->inflight_list)) {
+		pkt = srd_container_of(peer->tx->inflight_list.next,
 				       struct srd_tp_pkt, entry);
 		if (tp_pkt_deadline(peer, pkt) > now)
 			break;
@@ -375,7 +403,7 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 		 * If nothing at all came back, the peer is slow or gone:
 		 * congestion rules apply. */
 		srd_tp_path_suspect(peer, pkt->path);
-		if (peer->acked_sent_ns <= pkt->sent_ns)
+		if (peer->tx->acked_sent_ns <= pkt->sent_ns)
 			peer_silent = true;
 		tp_mark_lost(peer, pkt);
 		peer->retx_timeout++;
@@ -411,8 +439,8 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 	 * resend proves the timeout spurious and undoes its cut; resending
 	 * at once on every timeout ruined that, and on an oversubscribed
 	 * host each spurious timeout then cut the window for good. */
-	if (peer_silent && peer->rto_streak >= 2 && !tp_cwnd_open(peer) &&
-	    !srd_dlist_empty(&peer->tx_lost) && !tp_rnr_waiting(peer, now))
+	if (peer_silent && peer->tx->rto_streak >= 2 && !tp_cwnd_open(peer) &&
+	    !srd_dlist_empty(&peer->tx->lost) && !tp_rnr_waiting(peer, now))
 		tp_resend_lost_head(tp, peer, now);
 	srd_tp_window_flush(tp, peer);
 }
@@ -476,34 +504,34 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 	}
 	srd_tp_cc_on_ack(tp, peer);
 	if (pkt->flags & SRD_TP_PKT_F_LOST) {
-		peer->tx_lost_cnt--;
+		peer->tx->lost_cnt--;
 		/* Acked while still waiting to be resent: the copy the
 		 * timer gave up on arrived after all.  The timeout was
 		 * spurious (a late receiver, not a loss): undo its cut
 		 * (Eifel-like, RFC 3522). */
-		if (peer->cwnd_undo > peer->cwnd) {
-			peer->cwnd = peer->cwnd_undo;
-			peer->ssthresh = peer->ssthresh_undo;
+		if (peer->tx->cwnd_undo > peer->tx->cwnd) {
+			peer->tx->cwnd = peer->tx->cwnd_undo;
+			peer->tx->ssthresh = peer->tx->ssthresh_undo;
 			peer->rto_spurious++;
 			tp->cnt.rto_spurious++;
 		}
-		peer->cwnd_undo = 0;
+		peer->tx->cwnd_undo = 0;
 	}
 	/* What this ack proves delivered: for a resent packet only its
 	 * first copy's send time (Karn again: the ack may be for the old
 	 * copy, and taking the new copy's time would condemn, as silent,
 	 * paths whose packets were merely behind it). */
 	sent = pkt->retries ? pkt->first_sent_ns : pkt->sent_ns;
-	if (sent > peer->acked_sent_ns)
-		peer->acked_sent_ns = sent;
-	peer->ack_progress_ns = now;
-	peer->probes_sent = 0;
-	peer->rto_streak = 0;
+	if (sent > peer->tx->acked_sent_ns)
+		peer->tx->acked_sent_ns = sent;
+	peer->tx->ack_progress_ns = now;
+	peer->tx->probes_sent = 0;
+	peer->tx->rto_streak = 0;
 	tp_rto_unbackoff(tp, peer);
-	peer->rnr_backoff_ns = 0;
-	peer->tx_ring[pkt->psn % SRD_TP_WINDOW_MAX] = NULL;
-	peer->tx_inflight--;
-	peer->tx_inflight_bytes -= pkt->len;
+	peer->tx->rnr_backoff_ns = 0;
+	peer->tx->ring[pkt->psn % SRD_TP_WINDOW_MAX] = NULL;
+	peer->tx->inflight--;
+	peer->tx->inflight_bytes -= pkt->len;
 	srd_dlist_remove(&pkt->entry);
 	pkt->state = SRD_TP_PKT_FREE;
 	srd_tp_pkt_unstage(tp, pkt);
@@ -532,10 +560,10 @@ static void tp_paths_check_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
 
 		if (!p->unacked_since_ns ||
 		    now - p->unacked_since_ns < peer->rto_ns ||
-		    peer->acked_sent_ns <= p->unacked_since_ns)
+		    peer->tx->acked_sent_ns <= p->unacked_since_ns)
 			continue;
-		for (e = peer->tx_inflight_list.next;
-		     e != &peer->tx_inflight_list; e = next) {
+		for (e = peer->tx->inflight_list.next;
+		     e != &peer->tx->inflight_list; e = next) {
 			struct srd_tp_pkt *pkt =
 				srd_container_of(e, struct srd_tp_pkt, entry);
 
@@ -563,7 +591,7 @@ static void tp_fast_retransmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 
 	for (uint32_t psn = peer->tx_una; srd_seq_lt(psn, highest_sacked);
 	     psn++) {
-		struct srd_tp_pkt *pkt = peer->tx_ring[psn % SRD_TP_WINDOW_MAX];
+		struct srd_tp_pkt *pkt = peer->tx->ring[psn % SRD_TP_WINDOW_MAX];
 
 		/* A resend is judged like a first copy, on the path it took
 		 * (its path and path_seq are the resend's): lost again, it
@@ -573,7 +601,7 @@ static void tp_fast_retransmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 			continue;
 		/* A copy sent after everything acked so far may still be on
 		 * its way (as in RACK). */
-		if (pkt->sent_ns >= peer->acked_sent_ns)
+		if (pkt->sent_ns >= peer->tx->acked_sent_ns)
 			continue;
 		/* Overtaken on its own path: lost.  Overtaken in psn or
 		 * time only is no proof: paths differ in delay. */
@@ -597,14 +625,15 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 	uint32_t highest = 0;
 	bool sacked = false;
 
-	/* An ack outside [una, next] is stale or forged. */
-	if (peer->tx_state != SRD_TP_TX_ACTIVE ||
+	/* An ack outside [una, next] is stale or forged; a peer with no
+	 * send side has nothing in flight (una == next). */
+	if (peer->tx_state != SRD_TP_TX_ACTIVE || !peer->tx ||
 	    srd_seq_lt(cum, peer->tx_una) ||
 	    srd_seq_lt(peer->tx_next_psn, cum))
 		return;
 	for (; peer->tx_una != cum; peer->tx_una++) {
 		struct srd_tp_pkt *pkt =
-			peer->tx_ring[peer->tx_una % SRD_TP_WINDOW_MAX];
+			peer->tx->ring[peer->tx_una % SRD_TP_WINDOW_MAX];
 
 		if (pkt)
 			tp_pkt_acked(tp, peer, pkt, now, rx_ns);
@@ -617,14 +646,14 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 			continue;
 		if (!srd_seq_lt(psn, peer->tx_next_psn))
 			break;
-		pkt = peer->tx_ring[psn % SRD_TP_WINDOW_MAX];
+		pkt = peer->tx->ring[psn % SRD_TP_WINDOW_MAX];
 		if (pkt)
 			tp_pkt_acked(tp, peer, pkt, now, rx_ns);
 		highest = psn;
 		sacked = true;
 	}
 	while (peer->tx_una != peer->tx_next_psn &&
-	       !peer->tx_ring[peer->tx_una % SRD_TP_WINDOW_MAX])
+	       !peer->tx->ring[peer->tx_una % SRD_TP_WINDOW_MAX])
 		peer->tx_una++;
 	if (peer->tx_una == peer->tx_next_psn)
 		srd_tp_ring_put(tp, peer);
@@ -645,14 +674,14 @@ void srd_tp_window_rnr(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	uint64_t now = srd_tp_now(tp);
 
-	if (peer->tx_state != SRD_TP_TX_ACTIVE ||
+	if (peer->tx_state != SRD_TP_TX_ACTIVE || !peer->tx ||
 	    srd_seq_lt(psn, peer->tx_una) ||
 	    !srd_seq_lt(psn, peer->tx_next_psn))
 		return;
 	peer->rnr_recv++;
 	tp->cnt.rnr_recv++;
 	for (uint32_t p = peer->tx_una; p != psn + 1; p++) {
-		struct srd_tp_pkt *pkt = peer->tx_ring[p % SRD_TP_WINDOW_MAX];
+		struct srd_tp_pkt *pkt = peer->tx->ring[p % SRD_TP_WINDOW_MAX];
 
 		/* answers are never refused: one not acked yet is on its way
 		 * (or lost, and its timer resends it) */
@@ -662,11 +691,11 @@ void srd_tp_window_rnr(struct srd_tp *tp, struct srd_tp_peer *peer,
 		tp_mark_lost(peer, pkt);
 		pkt->retries++;		/* its ack is ambiguous from now on */
 	}
-	peer->rnr_backoff_ns = peer->rnr_backoff_ns ?
-			       peer->rnr_backoff_ns * 2 : SRD_TP_RNR_MIN_NS;
-	if (peer->rnr_backoff_ns > SRD_TP_RNR_MAX_NS)
-		peer->rnr_backoff_ns = SRD_TP_RNR_MAX_NS;
-	if (peer->rnr_until_ns < now + peer->rnr_backoff_ns)
-		peer->rnr_until_ns = now + peer->rnr_backoff_ns;
+	peer->tx->rnr_backoff_ns = peer->tx->rnr_backoff_ns ?
+			       peer->tx->rnr_backoff_ns * 2 : SRD_TP_RNR_MIN_NS;
+	if (peer->tx->rnr_backoff_ns > SRD_TP_RNR_MAX_NS)
+		peer->tx->rnr_backoff_ns = SRD_TP_RNR_MAX_NS;
+	if (peer->tx->rnr_until_ns < now + peer->tx->rnr_backoff_ns)
+		peer->tx->rnr_until_ns = now + peer->tx->rnr_backoff_ns;
 	srd_tp_peer_rearm(tp, peer);
 }
