@@ -521,7 +521,9 @@ static int tp_fail_dead_wire(struct srd_tp *tp)
 	return failed;
 }
 
-/* Sends that found no memory for their peer's send side (srd_tp_send). */
+/* Sends that found no memory for their peer's send side (srd_tp_send):
+ * they fail, and so does the peer's send session (its message ids start
+ * again with the next one). */
 static int tp_fail_nomem(struct srd_tp *tp)
 {
 	struct srd_dlist *e, *last = tp->tx_nomem.prev;
@@ -531,9 +533,15 @@ static int tp_fail_nomem(struct srd_tp *tp)
 	while ((e = srd_dlist_pop_head(&tp->tx_nomem))) {
 		struct srd_tp_pkt *pkt =
 			srd_container_of(e, struct srd_tp_pkt, entry);
+		struct srd_tp_peer *peer = pkt->peer;
 
 		pkt->state = SRD_TP_PKT_FREE;
 		tp->ops->done(tp->ctx, pkt, -ENOMEM);
+		if (peer->tx_nomem) {
+			peer->tx_nomem = false;
+			srd_tp_peer_fail(tp, peer, -ENOMEM,
+					 "no memory for its send state");
+		}
 		failed++;
 		if (e == last)
 			break;
@@ -547,13 +555,14 @@ int srd_tp_progress(struct srd_tp *tp)
 	int work;
 
 	srd_tp_tx_hold(tp);
-	work = tp_poll_wire(tp);
+	/* before the wire: a new peer may not take the slot of one whose
+	 * packets wait there */
+	work = srd_dlist_empty(&tp->tx_nomem) ? 0 : tp_fail_nomem(tp);
+	work += tp_poll_wire(tp);
 	now = srd_tp_now(tp);
 
 	if (tp->wire->error)
 		work += tp_fail_dead_wire(tp);
-	if (!srd_dlist_empty(&tp->tx_nomem))
-		work += tp_fail_nomem(tp);
 
 	tp->polled_ns = now;
 	/* A backlog of received datagrams may hold the acks a timer would

@@ -285,6 +285,9 @@ struct srd_tp_peer {
 	bool rx_rnr;			/* the next ack says receiver-not-ready */
 	bool ack_twice;			/* the next ack goes on two paths */
 	bool ack_now;
+	/* a send found no memory for tx: later ones follow it onto
+	 * srd_tp.tx_nomem until the session fails (srd_tp_send) */
+	bool tx_nomem;
 	uint8_t rx_retired_next;
 	uint32_t rx_conn;
 	uint32_t rx_session;

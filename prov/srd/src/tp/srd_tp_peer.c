@@ -93,7 +93,7 @@ static void tp_peer_free(struct srd_tp *tp, struct srd_tp_peer *peer)
 static bool tp_peer_reclaimable(struct srd_tp *tp, struct srd_tp_peer *peer,
 				uint64_t now)
 {
-	return peer->tx_state == SRD_TP_TX_IDLE &&
+	return peer->tx_state == SRD_TP_TX_IDLE && !peer->tx_nomem &&
 	       (!peer->tx || (!peer->tx->ring &&
 			      srd_dlist_empty(&peer->tx->queue))) &&
 	       !srd_heap_node_queued(&peer->timer) && !peer->ack_now &&

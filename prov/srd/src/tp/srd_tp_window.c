@@ -245,8 +245,11 @@ void srd_tp_window_flush(struct srd_tp *tp, struct srd_tp_peer *peer)
 }
 
 /* No memory for the peer's send side: the packet fails with -ENOMEM at
- * the next progress call (srd_tp_fail_nomem), not inside its sender's
- * call, which may still hold it. */
+ * the next progress call (tp_fail_nomem in srd_tp.c), not inside its
+ * sender's call, which may still hold it; and so does every later send
+ * to the peer until then, which must not overtake it (the receiver
+ * would wait for its message id for ever): the send session fails with
+ * them, and the next one starts afresh. */
 static void tp_send_nomem(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  struct srd_tp_pkt *pkt)
 {
@@ -265,7 +268,8 @@ void srd_tp_send(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	pkt->peer = peer;
 	pkt->state = SRD_TP_PKT_QUEUED;
-	if (srd_tp_peer_tx_get(tp, peer)) {
+	if (peer->tx_nomem || srd_tp_peer_tx_get(tp, peer)) {
+		peer->tx_nomem = true;
 		tp_send_nomem(tp, peer, pkt);
 		return;
 	}
