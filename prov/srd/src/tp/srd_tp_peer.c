@@ -87,6 +87,14 @@ static void tp_peer_free(struct srd_tp *tp, struct srd_tp_peer *peer)
 	free(peer);
 }
 
+/* Nothing to send and nothing unacked: no send side, or one with neither
+ * a window ring nor a queued packet. */
+static bool tp_peer_tx_empty(const struct srd_tp_peer *peer)
+{
+	return !peer->tx ||
+	       (!peer->tx->ring && srd_dlist_empty(&peer->tx->queue));
+}
+
 /* Whether a peer holds nothing and has said nothing for peer_idle_ns:
  * no send session, nothing queued or timed, and the layer above agrees
  * (no operation, message or reference of its own names it). */
@@ -94,8 +102,7 @@ static bool tp_peer_reclaimable(struct srd_tp *tp, struct srd_tp_peer *peer,
 				uint64_t now)
 {
 	return peer->tx_state == SRD_TP_TX_IDLE && !peer->tx_nomem &&
-	       (!peer->tx || (!peer->tx->ring &&
-			      srd_dlist_empty(&peer->tx->queue))) &&
+	       tp_peer_tx_empty(peer) &&
 	       !srd_heap_node_queued(&peer->timer) && !peer->ack_now &&
 	       now - peer->last_heard_ns >= tp->cfg.peer_idle_ns &&
 	       tp->ops->peer_reclaimable &&
@@ -237,9 +244,7 @@ size_t srd_tp_peer_bytes(const struct srd_tp *tp,
  */
 static bool tp_peer_tx_quiet(const struct srd_tp_peer *peer)
 {
-	return peer->tx_state != SRD_TP_TX_HS_SENT &&
-	       (!peer->tx || (!peer->tx->ring &&
-			      srd_dlist_empty(&peer->tx->queue))) &&
+	return peer->tx_state != SRD_TP_TX_HS_SENT && tp_peer_tx_empty(peer) &&
 	       !peer->paths_down && !srd_heap_node_queued(&peer->timer);
 }
 
