@@ -102,6 +102,20 @@ static void t_peer_event(void *ctx, struct srd_tp_peer *peer,
 		node->tx_failures++;
 }
 
+/* The send side's allocation can be made to fail (the binary is linked
+ * with --wrap=calloc, so this sees the transport's calls, and ASan or
+ * valgrind still see every block). */
+static bool fail_tx_alloc;
+void *__real_calloc(size_t n, size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	if (fail_tx_alloc && n == 1 && size == sizeof(struct srd_tp_peer_tx))
+		return NULL;
+	return __real_calloc(n, size);
+}
+
 static const struct srd_tp_ops t_ops = {
 	.recv = t_recv,
 	.done = t_done,
@@ -1373,6 +1387,59 @@ Test(tp, idle_peer_lets_go_of_paths_and_window_ring)
 		     "made by the network");
 	free(pkts);
 	free(again);
+	teardown_all();
+}
+
+/* No memory for a peer's send side, after an idle spell let it go: the
+ * sends fail with -ENOMEM at the next progress call, not inside the
+ * caller; a send made meanwhile follows them (no message id is skipped
+ * by a later send overtaking a failed one), the send session fails with
+ * them, nothing reaches the receiver; once memory is back, a new session
+ * delivers exactly once. */
+Test(tp, send_without_memory_fails_the_session_not_one_packet)
+{
+	union srd_wire_addr a1 = node_addr(1);
+	struct test_pkt *warm = warm_pair(4), *pkts, *again;
+	struct srd_tp_peer *to1;
+	uint32_t restarts;
+
+	to1 = srd_tp_peer_find(&nodes[0].tp, &a1);
+	cr_assert_not_null(to1);
+	idle_for(2 * nodes[0].tp.cfg.peer_idle_ns);
+	cr_assert_null(to1->tx, "the idle sender kept its send side");
+	cr_assert_eq(to1->tx_state, SRD_TP_TX_ACTIVE);
+
+	pkts = make_pkts(4, 64);
+	fail_tx_alloc = true;
+	for (uint32_t id = 0; id < 3; id++)
+		srd_tp_send(&nodes[0].tp, to1, &pkts[id].tp);
+	fail_tx_alloc = false;
+	/* memory is back, but this one must not overtake the three */
+	srd_tp_send(&nodes[0].tp, to1, &pkts[3].tp);
+	for (uint32_t id = 0; id < 4; id++)
+		cr_assert_eq(pkts[id].done_calls, 0, "packet %u done inside "
+			     "the send call", id);
+	restarts = nodes[1].rx_restarts;
+	step(2);
+	for (uint32_t id = 0; id < 4; id++) {
+		cr_assert_eq(pkts[id].done_calls, 1, "packet %u", id);
+		cr_assert_eq(pkts[id].done_err, -ENOMEM, "packet %u: %d", id,
+			     pkts[id].done_err);
+	}
+	cr_assert_eq(nodes[0].failed, 4);
+	cr_assert_eq(nodes[0].tx_failures, 1, "the send session did not fail "
+		     "(%u)", nodes[0].tx_failures);
+	cr_assert_eq(to1->tx_state, SRD_TP_TX_IDLE);
+
+	/* a new session, exactly once, byte for byte */
+	nodes[0].failed = 0;
+	again = run_transfer(20, srd_memnet_now(net) + 10 * SRD_NS_PER_S);
+	assert_exactly_once(again, 20);
+	cr_assert_gt(nodes[1].rx_restarts, restarts, "the receiver did not "
+		     "see a new session");
+	free(pkts);
+	free(again);
+	free(warm);
 	teardown_all();
 }
 
