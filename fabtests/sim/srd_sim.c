@@ -36,7 +36,7 @@ struct opts {
 	uint64_t prop_ns, queue_kb;
 	uint16_t paths;
 	bool single_only, spray_only;
-	uint32_t host_window, window, cwnd_init, rx_grant;
+	uint32_t host_window, window, cwnd_init, rx_grant, path_recycle;
 	uint64_t rto_min_us, cc_target_us, path_step_us;
 	uint32_t msg_kb, msgs;
 	enum fault fault;
@@ -314,6 +314,7 @@ static int run_one(const struct opts *o, uint32_t size, uint16_t paths,
 	hcfg.tp.rto_min_ns = o->rto_min_us * 1000;
 	hcfg.tp.cc_target_ns = o->cc_target_us * 1000;
 	hcfg.tp.path_step_ns = o->path_step_us * 1000;
+	hcfg.tp.path_recycle = o->path_recycle != 0;
 	ret = sim_init(&sim, &topo, &hcfg);
 	if (ret) {
 		fprintf(stderr, "srd_sim: setup failed: %s\n", strerror(-ret));
@@ -726,6 +727,7 @@ static void usage(void)
 "  --window N (256) --cwnd-init N (32) --rto-min-us N (100)\n"
 "  --rx-grant N (64: packets a receiver shares among its senders; 0: off)\n"
 "  --cc-target-us N (25) --path-step-us N (50)\n"
+"  --path-recycle 0|1 (1: reuse the paths of packets acked fast)\n"
 "  --host-window N (128 packets posted per host)\n"
 "  --msg-kb N --msgs N  --fault blackhole|loss|ratedrop --loss-pct N (10)\n"
 "  --fail-at-us N (200) --end-ms N (run limit, virtual; 100)\n"
@@ -761,6 +763,7 @@ int main(int argc, char **argv)
 		{ "seed", 1, 0, 'z' }, { "out", 1, 0, 'o' },
 		{ "name", 1, 0, 'n' },
 		{ "path-step-us", 1, 0, 'T' }, { "rx-grant", 1, 0, 'R' },
+		{ "path-recycle", 1, 0, 'Y' },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	struct opts o = {
@@ -769,7 +772,8 @@ int main(int argc, char **argv)
 		.queue_kb = 512, .paths = 16, .host_window = 128,
 		.window = 256, .cwnd_init = 32, .rto_min_us = 100,
 		.rx_grant = SRD_TP_RX_GRANT_DEFAULT,
-		.cc_target_us = 25, .path_step_us = 50, .loss_pct = 10, .fail_at_us = 200,
+		.cc_target_us = 25, .path_step_us = 50, .path_recycle = 1,
+		.loss_pct = 10, .fail_at_us = 200,
 		.end_ms = 100, .seed = 1,
 	};
 	struct result *res;
@@ -832,6 +836,7 @@ int main(int argc, char **argv)
 		case 'r': o.rto_min_us = strtoull(optarg, NULL, 0); break;
 		case 't': o.cc_target_us = strtoull(optarg, NULL, 0); break;
 		case 'T': o.path_step_us = strtoull(optarg, NULL, 0); break;
+		case 'Y': o.path_recycle = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'W': o.host_window = (uint32_t)atoi(optarg); break;
 		case 'k': o.msg_kb = (uint32_t)atoi(optarg); break;
 		case 'm': o.msgs = (uint32_t)atoi(optarg); break;
@@ -880,12 +885,12 @@ int main(int argc, char **argv)
 	       " (oversubscription %u:1), hosts %.0f Gb/s, fabric %.0f Gb/s,"
 	       " %lu ns per link, %lu KiB switch queues; messages %u x %u KiB;"
 	       " transport window %u, cwnd_init %u, rx_grant %u, rto_min %lu µs,"
-	       " cc_target %lu µs, path_step %lu µs; %u packets posted per"
-	       " host; MTU 4096\n\n",
+	       " cc_target %lu µs, path_step %lu µs, path_recycle %u; %u"
+	       " packets posted per host; MTU 4096\n\n",
 	       sc_names[o.sc], o.seed, o.per_leaf, o.per_leaf / o.oversub,
 	       o.oversub, o.host_gbps, o.fabric_gbps, o.prop_ns, o.queue_kb,
 	       o.msgs, o.msg_kb, o.window, o.cwnd_init, o.rx_grant, o.rto_min_us,
-	       o.cc_target_us, o.path_step_us, o.host_window);
+	       o.cc_target_us, o.path_step_us, o.path_recycle, o.host_window);
 	print_header(&o);
 	for (int i = 0; i < o.nsizes; i++)
 		for (int m = 0; m < 2; m++) {

@@ -236,13 +236,27 @@ run an idle spell, so its runs do not show the compacted size.
   slowest flow; spraying spreads every flow over 16 hash buckets.  On
   all-to-all, every host already talks to every other, so collisions
   average out and the two are closer.
-- **Spraying is still far from the fluid limit on permutations**: the
-  transport sends round robin over its paths and its congestion window
-  is per peer, so a flow runs at the pace its most loaded path allows;
-  weighing paths by RTT (\`FI_SRD_PATH_STEP_US\`) changes this little at
-  the queueing delays of a 100 Gb/s fabric (tried from 2 to 50 µs).
-  Per-path windows, or steering by the echoed queueing delay, are the
-  next step.
+- **Spraying is still far from the fluid limit on permutations**, though
+  path recycling (\`FI_SRD_PATH_RECYCLE\`, spec 5.12: new packets reuse
+  the paths of packets acked faster than the smoothed RTT) moves traffic
+  off the spine links that ECMP loaded most: with it off
+  (\`--path-recycle 0\`, seed 1) the 1,024-host permutation reaches
+  33.1 % of the limit against 55.1 % with it, the 2:1 oversubscribed one
+  52.6 % against 74.1 %, and 256 hosts with 64 messages each 48.4 %
+  against 58.8 %.  What remains is not path choice: with spine links
+  four times as fast (\`--fabric-gbps 400\`) the 256-host permutation
+  reaches only 58.9 % (60.2 % with congestion control off as well).  Each host's one queue (its NIC) holds its own data
+  and the acks it owes the flow it receives, so those acks wait behind
+  up to a congestion target of data, the flow that sent them sees a
+  longer RTT, and its window, capped by the 128 packets the application
+  keeps posted, covers less of it; short runs (16 messages, 84 µs at
+  line rate) also pay the handshake and the first windows.  Tried and
+  not kept (no option here reproduces them): an ack that carries its
+  receive time, so that congestion control takes the forward one-way
+  delay and not the round trip (better on the 64-message permutation,
+  worse on the rate drop), and a host queue that sends acks ahead of
+  data (the largest gain, but the NIC's or the kernel qdisc's to give,
+  not the transport's).
 - **Incast is decided by the receiver's grants**: without them, 32 or
   128 senders that each start with 32 packets overflow the receiver's
   512 KiB port at once, and recovery costs milliseconds: each sender
@@ -277,8 +291,10 @@ run an idle spell, so its runs do not show the compacted size.
   turns, \`FI_SRD_PATH_STEP_US\` per turn), so its queue fills and the
   flows through it finish last: the run takes several times the black
   hole's, though no message waits more than a few milliseconds.
-  Steering by each path's delivery rate, not its RTT, is what would fix
-  it (protocol spec section 9).
+  Path recycling shortens it (the slow link's packets come back late
+  and their paths are not reused); steering by each path's delivery
+  rate, not only its RTT, is what would fix it (protocol spec section
+  9).
 EOF
 } > "$out/README.md"
 echo "srd_sim_report: wrote $out/README.md and $(ls "$out"/*.png | wc -l) plots in $elapsed s" >&2

@@ -1443,6 +1443,118 @@ Test(tp, send_without_memory_fails_the_session_not_one_packet)
 	teardown_all();
 }
 
+/* --- path recycling (spec 5.12) ---------------------------------------- */
+
+/* A fabric whose path 0 from node 0 takes slow_ns longer than the other
+ * paths (a queue on its route); every other datagram takes 5 us. */
+#define SLOW_FAB_MAX	8192
+static struct {
+	struct srd_memnet_pkt *pkt[SLOW_FAB_MAX];
+	uint64_t at[SLOW_FAB_MAX];
+	uint32_t n;
+	uint64_t slow_ns;
+} slow_fab;
+
+static void slow_fab_send(void *arg, struct srd_memnet_pkt *pkt,
+			  uint16_t path)
+{
+	union srd_wire_addr a0 = node_addr(0);
+	struct srd_memnet_pkt_info info;
+	uint64_t at = srd_memnet_now(net) + 5 * SRD_NS_PER_US;
+
+	(void)arg;
+	srd_memnet_pkt_info(pkt, &info);
+	if (path == 0 && !memcmp(info.src, &a0, sizeof(a0.sin)))
+		at += slow_fab.slow_ns;
+	cr_assert_lt(slow_fab.n, SLOW_FAB_MAX);
+	slow_fab.pkt[slow_fab.n] = pkt;
+	slow_fab.at[slow_fab.n++] = at;
+}
+
+static const struct srd_memnet_fabric_ops slow_fab_ops = {
+	.send = slow_fab_send,
+};
+
+/* Delivers what is due, then runs both nodes; time moves to the next
+ * arrival or deadline. */
+static void slow_fab_step(void)
+{
+	uint64_t next = UINT64_MAX, now;
+
+	for (uint32_t i = 0; i < slow_fab.n; i++)
+		next = SRD_MIN(next, slow_fab.at[i]);
+	for (int i = 0; i < 2; i++)
+		next = SRD_MIN(next, srd_tp_next_deadline(&nodes[i].tp));
+	if (next != UINT64_MAX && next > srd_memnet_now(net))
+		srd_memnet_advance(net, next - srd_memnet_now(net));
+	now = srd_memnet_now(net);
+	for (uint32_t i = 0; i < slow_fab.n;) {
+		if (slow_fab.at[i] > now) {
+			i++;
+			continue;
+		}
+		srd_memnet_arrive(net, slow_fab.pkt[i]);
+		slow_fab.n--;
+		slow_fab.pkt[i] = slow_fab.pkt[slow_fab.n];
+		slow_fab.at[i] = slow_fab.at[slow_fab.n];
+	}
+	for (int i = 0; i < 2; i++)
+		srd_tp_progress(&nodes[i].tp);
+}
+
+/* 4000 packets 0 -> 1 over 4 paths, path 0 slower by slow_fab.slow_ns;
+ * steering by RTT off, so that only recycling can move traffic.  Returns
+ * path 0's share of the packets sent, in percent. */
+static double slow_path_share(bool recycle)
+{
+	const uint32_t count = 4000;
+	union srd_wire_addr a1 = node_addr(1);
+	struct test_pkt *pkts = make_pkts(count, 200);
+	struct srd_tp_peer *peer;
+	uint64_t total = 0;
+	double share;
+
+	setup_net(0, 0, 0);
+	memset(&slow_fab, 0, sizeof(slow_fab));
+	slow_fab.slow_ns = 6 * SRD_NS_PER_US;
+	srd_memnet_set_fabric(net, &slow_fab_ops, NULL);
+	node_open(0, 4, SRD_NS_PER_S);
+	node_open(1, 4, SRD_NS_PER_S);
+	nodes[0].tp.cfg.path_step_ns = 0;
+	nodes[0].tp.cfg.path_recycle = recycle;
+	peer = srd_tp_peer_get(&nodes[0].tp, &a1);
+	for (uint32_t id = 0; id < count; id++)
+		srd_tp_send(&nodes[0].tp, peer, &pkts[id].tp);
+	while (nodes[0].acked + nodes[0].failed < count &&
+	       srd_memnet_now(net) < 10 * SRD_NS_PER_S)
+		slow_fab_step();
+	assert_exactly_once(pkts, count);
+	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, 0);
+	for (int i = 0; i < 4; i++)
+		total += peer->paths[i].tx_pkts;
+	share = 100.0 * (double)peer->paths[0].tx_pkts / (double)total;
+	free(pkts);
+	teardown_all();
+	return share;
+}
+
+/* New packets reuse the paths whose packets were acked faster than the
+ * peer's smoothed RTT: a path 6 us slower than the others (too little to
+ * be taken for loss, or to be steered by RTT) carries a quarter when
+ * paths take turns, and about half that with recycling.  Not less: of
+ * the fast paths' packets only about half beat the smoothed RTT (the
+ * wait for a delayed ack varies more than 6 us), and the rest of the
+ * new packets take paths in turn. */
+Test(tp, paths_that_deliver_fast_are_reused)
+{
+	double off = slow_path_share(false), on = slow_path_share(true);
+
+	cr_assert_gt(off, 23.0, "paths in turn: the slow path carried "
+		     "%.1f %%", off);
+	cr_assert_lt(on, 0.6 * off, "recycling: the slow path carried "
+		     "%.1f %% (%.1f %% without)", on, off);
+}
+
 /* --- multi-rail (spec 5.16) --------------------------------------------- */
 
 /* Node i's address on rail 1: another subnet, another port. */

@@ -484,6 +484,7 @@ static int ep_open_wire(struct srd_ep *ep, const union srd_wire_addr *addr)
 	cfg.rx_grant_pkts = (uint32_t)srd_params.rx_grant;
 	cfg.path_step_ns = (uint64_t)srd_params.path_step_us * SRD_NS_PER_US;
 	cfg.path_burst = (uint16_t)srd_params.path_burst;
+	cfg.path_recycle = srd_params.path_recycle != 0;
 	cfg.max_peers = (uint32_t)srd_params.max_peers;
 	cfg.peer_idle_ns = (uint64_t)srd_params.peer_idle_ms * SRD_NS_PER_MS;
 	cfg.features = SRD_FEAT_RMA;

@@ -38,6 +38,7 @@ struct srd_params srd_params = {
 	.rx_grant = SRD_TP_RX_GRANT_DEFAULT,
 	.path_step_us = SRD_TP_PATH_DELAY_STEP_NS / SRD_NS_PER_US,
 	.path_burst = SRD_TP_PATH_BURST_DEFAULT,
+	.path_recycle = 1,
 	.gso = 1,
 	.gro = 1,
 	.stats_interval_ms = 100,
@@ -185,6 +186,12 @@ static const struct srd_param_def srd_param_table[] = {
 	      "what the UDP wire sends as one segmented datagram (44 "
 	      "packets at MTU 1500, 7 at 9000, 1 on loopback); 1 sprays "
 	      "per packet"),
+	P_BOOL("path_recycle", path_recycle,
+	       "Spraying: a new packet reuses the path of a packet acked "
+	       "faster than the peer's smoothed RTT (oldest first, once "
+	       "each; one new packet in 8 takes the next path in turn "
+	       "instead), so that paths through a queue carry less; 0: "
+	       "paths in turn only"),
 	P_BOOL("gso", gso,
 	       "UDP wire: send a path's burst with one system call "
 	       "(UDP_SEGMENT), where the kernel and interface allow"),

@@ -32,6 +32,7 @@ struct srd_params {
 	int rx_grant;			/* packets shared among senders */
 	int path_step_us;		/* path steering by RTT; 0: off */
 	int path_burst;			/* packets a path takes in a row */
+	int path_recycle;		/* bool: reuse the paths that deliver fast */
 	int gso;			/* bool: UDP segmentation offload */
 	int gro;			/* bool: UDP receive coalescing */
 	int stats;			/* bool: print counters at close */

@@ -23,6 +23,7 @@ void srd_tp_cfg_default(struct srd_tp_cfg *cfg)
 	cfg->cc_target_ns = SRD_TP_CC_TARGET_NS_DEFAULT;
 	cfg->cwnd_init = SRD_TP_CWND_INIT_DEFAULT;
 	cfg->path_step_ns = SRD_TP_PATH_DELAY_STEP_NS;
+	cfg->path_recycle = true;
 	cfg->path_burst = SRD_TP_PATH_BURST_DEFAULT;
 	cfg->max_peers = 1u << 20;
 	cfg->peer_idle_ns = SRD_TP_PEER_IDLE_NS_DEFAULT;

@@ -85,6 +85,8 @@
 #define SRD_TP_PATH_SKIP_MAX		7
 #define SRD_TP_PATH_NONE		UINT16_MAX
 #define SRD_TP_PATH_DELAY_STEP_NS	(50 * SRD_NS_PER_US) /* RTT over the best path per skip */
+#define SRD_TP_RECYCLE_MAX		32	/* paths kept for reuse, per peer */
+#define SRD_TP_RECYCLE_EXPLORE		8	/* one new packet in this many explores */
 #define SRD_TP_PATH_REWEIGH_EVERY	32	/* acked samples between reweighing */
 /* A rail challenge (spec 5.16) is a PATH_PROBE whose path is this
  * plus the rail: no path id is that large. */
@@ -236,6 +238,12 @@ struct srd_tp_peer_tx {
 	uint64_t net_srtt_ns;		/* smoothed, of those */
 	uint64_t rnr_until_ns;		/* the receiver pushed back: wait */
 	uint64_t rnr_backoff_ns;
+
+	/* paths recycled (spec 5.12): those of packets acked faster than
+	 * the peer's smoothed RTT, oldest first, each for one new packet */
+	uint16_t recycle[SRD_TP_RECYCLE_MAX];
+	uint8_t recycle_head, recycle_cnt;
+	uint8_t recycle_turn;		/* new packets since one explored */
 };
 
 /* Grouped by use, and within a group by size, so that no field pads.
@@ -363,6 +371,7 @@ struct srd_tp_cfg {
 	/* RTT over the best path per turn a path is passed over (spec
 	 * 5.12): about the queueing the fabric can hold; 0: never. */
 	uint64_t path_step_ns;
+	bool path_recycle;		/* reuse the paths that deliver fast */
 	/* New packets a path takes in a row before spraying moves on, so
 	 * that the wire can send them as one (UDP GSO), at most; 0 is
 	 * taken for 1.  Capped per burst by the path's share of the window

@@ -4,7 +4,10 @@
  *
  * A path is one of the wire's source ports (on UDP: a socket of its own),
  * so each path to a peer may take a different route through an ECMP
- * fabric.  New packets go round robin over the paths; a path that lost
+ * fabric.  New packets take the paths of packets that were acked faster
+ * than the peer's smoothed RTT, oldest first and once each (recycling,
+ * after REPS), one in SRD_TP_RECYCLE_EXPLORE and all others when none
+ * is recycled going round robin over the paths; a path that lost
  * packets lately (a decaying loss score) is passed over for a number of
  * turns that grows with its score, so it carries less until it delivers
  * again; a path that lost SRD_TP_PATH_DOWN_AFTER packets in a row with no
@@ -160,6 +163,53 @@ static uint16_t tp_path_other_rail(struct srd_tp *tp,
 	return SRD_TP_PATH_NONE;
 }
 
+/* The next path in turn that may be used now, not avoid.  Two rounds:
+ * the skip counters make every UP path usable by the second; if every
+ * path is DOWN, plain rotation. */
+static uint16_t tp_path_next(struct srd_tp_peer *peer, uint16_t n, int avoid)
+{
+	for (uint32_t tries = 0; tries < 2u * n; tries++) {
+		uint16_t i = (uint16_t)(peer->path_next++ % n);
+
+		if ((int)i == avoid)
+			continue;
+		if (tp_path_usable(&peer->paths[i]))
+			return i;
+	}
+	return (uint16_t)(peer->path_next++ % n);
+}
+
+/* The oldest recycled path still UP, taken off the ring; NONE if none. */
+static uint16_t tp_path_recycled(struct srd_tp_peer *peer, uint16_t n)
+{
+	struct srd_tp_peer_tx *tx = peer->tx;
+
+	while (tx->recycle_cnt) {
+		uint16_t i = tx->recycle[tx->recycle_head];
+
+		tx->recycle_head = (uint8_t)((tx->recycle_head + 1) %
+					     SRD_TP_RECYCLE_MAX);
+		tx->recycle_cnt--;
+		if (i < n && peer->paths[i].state == SRD_TP_PATH_UP)
+			return i;
+	}
+	return SRD_TP_PATH_NONE;
+}
+
+static void tp_path_recycle(struct srd_tp_peer *peer, uint16_t path)
+{
+	struct srd_tp_peer_tx *tx = peer->tx;
+
+	if (tx->recycle_cnt == SRD_TP_RECYCLE_MAX) {	/* the oldest goes */
+		tx->recycle_head = (uint8_t)((tx->recycle_head + 1) %
+					     SRD_TP_RECYCLE_MAX);
+		tx->recycle_cnt--;
+	}
+	tx->recycle[(tx->recycle_head + tx->recycle_cnt) % SRD_TP_RECYCLE_MAX] =
+		path;
+	tx->recycle_cnt++;
+}
+
 uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  int avoid)
 {
@@ -187,17 +237,23 @@ uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
 		peer->burst_left--;
 		return peer->burst_path;
 	}
-	/* Two rounds: the skip counters make every UP path usable by the
-	 * second; if every path is DOWN, fall back to plain rotation. */
-	for (uint32_t tries = 0; tries < 2u * n; tries++) {
-		uint16_t i = (uint16_t)(peer->path_next++ % n);
+	/* A path that delivered fast, unless this is the turn to explore:
+	 * that turn takes one packet to the next path in turn, so that
+	 * every path keeps being measured (one that healed, one whose
+	 * queue drained); with none recycled, a burst goes there. */
+	if (avoid < 0 && tp->cfg.path_recycle) {
+		bool explore = ++peer->tx->recycle_turn >=
+			       SRD_TP_RECYCLE_EXPLORE;
+		uint16_t i = explore ? SRD_TP_PATH_NONE :
+				       tp_path_recycled(peer, n);
 
-		if ((int)i == avoid)
-			continue;
-		if (tp_path_usable(&peer->paths[i]))
-			return tp_path_burst_start(tp, peer, i, avoid);
+		if (i != SRD_TP_PATH_NONE)
+			return i;
+		peer->tx->recycle_turn = 0;
+		if (explore && peer->tx->recycle_cnt)
+			return tp_path_next(peer, n, avoid);
 	}
-	return tp_path_burst_start(tp, peer, (uint16_t)(peer->path_next++ % n),
+	return tp_path_burst_start(tp, peer, tp_path_next(peer, n, avoid),
 				   avoid);
 }
 
@@ -272,6 +328,9 @@ void srd_tp_path_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if (p->loss_score)
 		p->loss_score--;
 	p->srtt_ns = p->srtt_ns ? (7 * p->srtt_ns + rtt_ns) / 8 : rtt_ns;
+	/* faster than the peer's smoothed RTT (the sample is in it) */
+	if (tp->cfg.path_recycle && peer->tx && rtt_ns <= peer->srtt_ns)
+		tp_path_recycle(peer, path);
 	if (++peer->path_samples >= SRD_TP_PATH_REWEIGH_EVERY) {
 		peer->path_samples = 0;
 		tp_paths_reweigh(tp, peer);
