@@ -179,17 +179,23 @@ static uint16_t tp_path_next(struct srd_tp_peer *peer, uint16_t n, int avoid)
 	return (uint16_t)(peer->path_next++ % n);
 }
 
+/* Takes the oldest entry off a non-empty recycle ring. */
+static uint16_t tp_recycle_pop(struct srd_tp_peer_tx *tx)
+{
+	uint16_t path = tx->recycle[tx->recycle_head];
+
+	tx->recycle_head = (uint8_t)((tx->recycle_head + 1) %
+				     SRD_TP_RECYCLE_MAX);
+	tx->recycle_cnt--;
+	return path;
+}
+
 /* The oldest recycled path still UP, taken off the ring; NONE if none. */
 static uint16_t tp_path_recycled(struct srd_tp_peer *peer, uint16_t n)
 {
-	struct srd_tp_peer_tx *tx = peer->tx;
+	while (peer->tx->recycle_cnt) {
+		uint16_t i = tp_recycle_pop(peer->tx);
 
-	while (tx->recycle_cnt) {
-		uint16_t i = tx->recycle[tx->recycle_head];
-
-		tx->recycle_head = (uint8_t)((tx->recycle_head + 1) %
-					     SRD_TP_RECYCLE_MAX);
-		tx->recycle_cnt--;
 		if (i < n && peer->paths[i].state == SRD_TP_PATH_UP)
 			return i;
 	}
@@ -200,11 +206,8 @@ static void tp_path_recycle(struct srd_tp_peer *peer, uint16_t path)
 {
 	struct srd_tp_peer_tx *tx = peer->tx;
 
-	if (tx->recycle_cnt == SRD_TP_RECYCLE_MAX) {	/* the oldest goes */
-		tx->recycle_head = (uint8_t)((tx->recycle_head + 1) %
-					     SRD_TP_RECYCLE_MAX);
-		tx->recycle_cnt--;
-	}
+	if (tx->recycle_cnt == SRD_TP_RECYCLE_MAX)	/* the oldest goes */
+		tp_recycle_pop(tx);
 	tx->recycle[(tx->recycle_head + tx->recycle_cnt) % SRD_TP_RECYCLE_MAX] =
 		path;
 	tx->recycle_cnt++;
