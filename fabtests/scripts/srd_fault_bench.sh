@@ -13,8 +13,9 @@
 #
 #   bw0, bw1, bw5  MB/s of 1 MiB messages, window 64, with 0, 1 and 5 %
 #                  random loss on every link (every IPv4 packet);
-#   resend1/5      srd only: packets resent (its stats) over the data
-#                  packets router R1 dropped (the A -> B direction);
+#   resend1/5      srd only: resent copies that went out (retx_sent in
+#                  its stats) over the data packets router R1 dropped
+#                  (the A -> B direction);
 #   blackhole      the longest gap between receive completions that
 #                  overlaps [fault, fault + 1 s], 64 KiB messages, window
 #                  256, when the busiest link black-holes at 2 s;
@@ -147,9 +148,11 @@ stream() {
 	S_MBS=$(sft_stream_mbs "$tmp/server")
 	[ -n "$t_fault" ] && S_GAP_MS=$(sft_stream_gap_ms "$tmp/server" "$t_fault")
 	if [ "$prov" = srd ]; then
+		# copies that went out again, not decisions to resend
+		# (a packet acked before its resend went is not resent)
 		S_RESENT=$(grep -a '^ep ' "$tmp/client" | head -n 1 |
-			   grep -o -E 'retx_(timeout|fast|probe)=[0-9]+' |
-			   awk -F= '{ s += $2 } END { print s + 0 }')
+			   grep -o -E 'retx_sent=[0-9]+' | cut -d= -f2)
+		S_RESENT=${S_RESENT:-0}
 	fi
 	S_DROPS=$(r1_drops "$tmp/c0" "$tmp/c2")
 	return 0

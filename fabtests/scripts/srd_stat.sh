@@ -333,8 +333,9 @@ $1 == "ep" {
 	if (json) next
 	printf "  endpoint   sent %s pkts %s, delivered %s pkts %s; acks %s out %s in\n",
 	       n0(tx), hb(txb), n0(rx), hb(rxb), n0(g("tx_acks")), n0(g("rx_acks"))
-	printf "             resent %s on timeout, %s on SACK holes, %s as tail probes; %s timeouts undone\n",
-	       n0(g("retx_timeout")), n0(g("retx_fast")), n0(g("retx_probe")), n0(g("rto_spurious"))
+	printf "             resent %s on timeout, %s on SACK holes, %s as tail probes (%s copies sent); %s timeouts undone\n",
+	       n0(g("retx_timeout")), n0(g("retx_fast")), n0(g("retx_probe")), n0(g("retx_sent")),
+	       n0(g("rto_spurious"))
 	printf "             receiver-not-ready %s out %s in; congestion window cuts %s\n",
 	       n0(g("rnr_sent")), n0(g("rnr_recv")), n0(g("cc_cuts"))
 	printf "             paths %s taken down, %s up again, %s probes; peers %s known, %s failed, %s reclaimed; %s pings\n",
@@ -410,12 +411,12 @@ $1 == "peer" {
 	printf "  peer       %s %s: cwnd %s (ssthresh %s), in flight %s/%s pkts %s, queued %s, heard %s ago\n",
 	       g("addr"), g("state"), g("cwnd"), g("ssthresh"), n0(g("inflight")),
 	       n0(g("window")), hb(g("inflight_bytes")), n0(g("queued")), ht(g("heard_ns"))
-	printf "             rtt %s us (var %s), network %s, base %s; rto %s us\n",
+	printf "             rtt %s us (var %s), network %s, base %s; rto %s us, stall allowance %s\n",
 	       us(g("srtt_ns")), us(g("rttvar_ns")), us(g("net_rtt_ns")),
-	       us(g("base_rtt_ns")), us(g("rto_ns"))
-	printf "             sent %s pkts %s, resent %s timeout %s fast %s probe (%s undone), rnr %s, cuts %s, paths down %s/%s\n",
+	       us(g("base_rtt_ns")), us(g("rto_ns")), us(g("rto_stall_ns"))
+	printf "             sent %s pkts %s, resent %s timeout %s fast %s probe (%s copies, %s undone), rnr %s, cuts %s, paths down %s/%s\n",
 	       n0(g("tx_pkts")), hb(peer_bytes), n0(g("retx_timeout")), n0(g("retx_fast")),
-	       n0(g("retx_probe")), n0(g("rto_spurious")), n0(g("rnr_recv")),
+	       n0(g("retx_probe")), n0(g("retx_sent")), n0(g("rto_spurious")), n0(g("rnr_recv")),
 	       n0(g("cc_cuts")), n0(g("paths_down")), n0(g("npaths"))
 	g("hs_rto_ns"); g("hs_age_ns")
 	if (g("state") == "HS_SENT")

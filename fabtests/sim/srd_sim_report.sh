@@ -204,8 +204,8 @@ $(section fail_ratedrop)
 
 Each run's cost lines (under each table) give the simulator's wall time
 and peak memory and the transport's memory per peer, from
-\`srd_tp_peer_bytes()\`: the peer structure (400 bytes), its send side
-(248 bytes: queues, loss recovery, congestion control), its path table
+\`srd_tp_peer_bytes()\`: the peer structure (408 bytes), its send side
+(376 bytes: queues, loss recovery, congestion control), its path table
 (88 bytes per path: 16 with spraying), its receive-window bitmap (128
 bytes) and its peer-table slot (8).  A peer's send ring (1,024 slots,
 8 KiB) is held only while packets are in flight: it goes back to a free
@@ -222,7 +222,7 @@ path) and receive bitmap are still held.  A peer silent for
 FI_SRD_PEER_IDLE_MS (10 s) gives them back (srd_tp_peers_compact; the
 unit test tp/idle_peer_lets_go_of_paths_and_window_ring checks it, in
 virtual time): it then costs the peer structure and its table slot,
-504 bytes in the provider (a 496-byte peer with the message layer's
+512 bytes in the provider (a 504-byte peer with the message layer's
 part, and the 8-byte slot), against 744 while the send side lived in
 the peer structure and 2,312 before paths and bitmap were given back.
 The simulator does not

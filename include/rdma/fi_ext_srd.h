@@ -101,6 +101,10 @@ struct fi_srd_ep_stats {
 	uint64_t rma_resps_peak;
 	/* idle peers whose slot went to a new one (FI_SRD_PEER_IDLE_MS) */
 	uint64_t peers_reclaimed;
+	/* Resent copies put on the wire.  The retx_* counters count the
+	 * decisions to resend; a packet acked before its resend went (see
+	 * rto_spurious) is counted there and not here. */
+	uint64_t retx_sent;
 };
 
 /* The send side of one peer: congestion control and RTT. */
@@ -124,6 +128,12 @@ struct fi_srd_peer_stats {
 	uint32_t paths_down;
 	uint32_t reserved;
 	uint64_t retx_probe;		/* resent as tail loss probes */
+	uint64_t retx_sent;		/* resent copies put on the wire */
+	uint64_t rto_spurious;		/* timeouts undone: the packet arrived */
+	/* the least the retransmit timer waits (it waits the longer of
+	 * this and rto_ns), learned from spurious timeouts (a receiver
+	 * off the CPU); 0 where none was seen */
+	uint64_t rto_stall_ns;
 };
 
 enum fi_srd_path_state {

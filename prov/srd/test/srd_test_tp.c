@@ -1115,6 +1115,67 @@ Test(tp, spurious_timeout_with_a_full_window_is_undone)
 	teardown_all();
 }
 
+/* A receiver that stalls once for longer than the RTO costs one timeout;
+ * the silence it proved is allowed for the next time (an oversubscribed
+ * host stalls again), and the allowance fades once it stops. */
+Test(tp, receiver_stalls_teach_the_timer_to_wait)
+{
+	struct test_pkt *warm, *first = make_pkts(32, 200);
+	struct test_pkt *second = make_pkts(32, 200);
+	struct test_pkt *third = make_pkts(4, 200);
+	union srd_wire_addr a1 = node_addr(1);
+	struct srd_tp_peer *peer;
+	uint64_t learned, sent, dups, timeouts;
+
+	warm = warm_pair(4);
+	peer = srd_tp_peer_find(&nodes[0].tp, &a1);
+	cr_assert_not_null(peer);
+	cr_assert_eq(peer->tx->stall_now_ns, 0);
+	send_burst(0, 1, first, 32);
+	run_sender_only(800 * SRD_NS_PER_US);	/* the RTO is 500 us */
+	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, 1);
+	srd_tp_progress(&nodes[1].tp);		/* the receiver is back */
+	run_until_done(32, SRD_NS_PER_S);
+	assert_exactly_once(first, 32);
+	learned = peer->tx->stall_now_ns;
+	/* half as much again as the silence: the 800 us stall and the
+	 * round trip of the acks it held */
+	cr_assert_geq(learned, 1200 * SRD_NS_PER_US, "allowance %lu ns",
+		      (unsigned long)learned);
+	cr_assert_leq(learned, 2000 * SRD_NS_PER_US, "allowance %lu ns",
+		      (unsigned long)learned);
+
+	/* the same stall again: no timeout, nothing sent twice */
+	timeouts = nodes[0].tp.cnt.retx_timeout;
+	sent = nodes[0].tp.cnt.retx_sent;
+	dups = nodes[1].tp.cnt.rx_dup;
+	pair_rearm(first, 0);
+	send_burst(0, 1, second, 32);
+	run_sender_only(800 * SRD_NS_PER_US);
+	srd_tp_progress(&nodes[1].tp);
+	run_until_done(32, 2 * SRD_NS_PER_S);
+	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, timeouts, "%lu timeouts",
+		     (unsigned long)(nodes[0].tp.cnt.retx_timeout - timeouts));
+	assert_exactly_once(second, 32);
+	cr_assert_eq(nodes[0].tp.cnt.retx_sent, sent);
+	cr_assert_eq(nodes[1].tp.cnt.rx_dup, dups);
+
+	/* three quiet seconds later the allowance is an eighth at most */
+	srd_memnet_advance(net, 3 * SRD_NS_PER_S);
+	pair_rearm(first, 0);
+	send_burst(0, 1, third, 4);
+	run_until_done(4, srd_memnet_now(net) + SRD_NS_PER_S);
+	assert_exactly_once(third, 4);
+	cr_assert(!peer->tx || peer->tx->stall_now_ns <= learned / 8,
+		  "allowance %lu ns after 3 s", peer->tx ?
+		  (unsigned long)peer->tx->stall_now_ns : 0UL);
+	free(warm);
+	free(first);
+	free(second);
+	free(third);
+	teardown_all();
+}
+
 /* --- path bursts (spec 5.12) ------------------------------------------- */
 
 static uint16_t burst_paths[512];
@@ -1710,7 +1771,7 @@ Test(tp, multi_rail_refused_sends_take_the_rail_down_at_once)
 	t_kill = srd_memnet_now(net);
 	send_burst(0, 1, pkts, count);
 	/* every rail 1 path DOWN before any retransmit timeout could have
-	 * told (the silent-path rule waits one RTO, 500 us at least) */
+	 * told (the silent-path rule waits two RTOs, 1 ms at least) */
 	while (to1->paths_down < per && srd_memnet_now(net) < SRD_NS_PER_S)
 		step(2);
 	cr_assert_eq(to1->paths_down, per);

@@ -60,6 +60,7 @@ static void stats_ep_fill(const struct srd_ep *ep, struct fi_srd_ep_stats *st)
 	st->reorder_pkts = ep->msg.reorder_pkts;
 	st->rma_resps = ep->msg.resps;
 	st->rma_resps_peak = ep->msg.resps_peak;
+	st->retx_sent = c->retx_sent;
 }
 
 static uint32_t stats_paths_down(const struct srd_tp *tp,
@@ -98,6 +99,9 @@ static void stats_peer_fill(const struct srd_tp *tp,
 	st->npaths = tp->wire->npaths;
 	st->paths_down = stats_paths_down(tp, peer);
 	st->retx_probe = peer->retx_probe;
+	st->retx_sent = peer->retx_sent;
+	st->rto_spurious = peer->rto_spurious;
+	st->rto_stall_ns = peer->tx ? peer->tx->stall_now_ns : 0;
 }
 
 /* p NULL: the peer let go of its paths after an idle spell (srd_tp.h):
@@ -284,12 +288,13 @@ static void stats_print_ep(struct srd_ep *ep, const struct fi_srd_ep_stats *e,
 {
 	fprintf(f, "ep tx_pkts=%lu tx_bytes=%lu rx_pkts=%lu rx_bytes=%lu "
 		"tx_acks=%lu rx_acks=%lu retx_timeout=%lu retx_fast=%lu "
-		"retx_probe=%lu rto_spurious=%lu rnr_sent=%lu rnr_recv=%lu "
+		"retx_probe=%lu retx_sent=%lu rto_spurious=%lu rnr_sent=%lu rnr_recv=%lu "
 		"cc_cuts=%lu path_downs=%lu path_ups=%lu path_probes=%lu "
 		"peers=%lu peers_failed=%lu peers_reclaimed=%lu "
 		"pings_sent=%llu\n",
 		e->tx_pkts, e->tx_bytes, e->rx_pkts, e->rx_bytes, e->tx_acks,
 		e->rx_acks, e->retx_timeout, e->retx_fast, e->retx_probe,
+		e->retx_sent,
 		e->rto_spurious, e->rnr_sent, e->rnr_recv, e->cc_cuts,
 		e->path_downs, e->path_ups, e->path_probes, e->peers,
 		e->peers_failed, e->peers_reclaimed,
@@ -401,18 +406,19 @@ static void stats_print_peer(struct srd_ep *ep, struct srd_tp_peer *peer,
 	srd_wire_addr_str(&peer->addr, addr, sizeof(addr));
 	fprintf(f, "peer addr=%s state=%s cwnd=%.1f ssthresh=%.1f "
 		"inflight=%u inflight_bytes=%llu window=%u srtt_ns=%lu "
-		"rttvar_ns=%lu rto_ns=%lu base_rtt_ns=%lu net_rtt_ns=%lu "
+		"rttvar_ns=%lu rto_ns=%lu rto_stall_ns=%lu base_rtt_ns=%lu net_rtt_ns=%lu "
 		"tx_pkts=%lu tx_bytes=%lu retx_timeout=%lu retx_fast=%lu "
-		"retx_probe=%lu rto_spurious=%llu rnr_recv=%lu cc_cuts=%lu "
+		"retx_probe=%lu retx_sent=%lu rto_spurious=%llu rnr_recv=%lu cc_cuts=%lu "
 		"npaths=%u paths_down=%u queued=%zu heard_ns=%llu "
 		"hs_rto_ns=%llu hs_age_ns=%llu\n", addr,
 		srd_tp_tx_state_str(peer->tx_state), p.cwnd,
 		peer->tx ? peer->tx->ssthresh : 0.0, p.inflight,
 		(unsigned long long)(peer->tx ? peer->tx->inflight_bytes : 0),
-		p.window, p.srtt_ns, p.rttvar_ns, p.rto_ns, p.base_rtt_ns,
+		p.window, p.srtt_ns, p.rttvar_ns, p.rto_ns, p.rto_stall_ns,
+		p.base_rtt_ns,
 		p.last_net_rtt_ns, p.tx_pkts, p.tx_bytes, p.retx_timeout,
-		p.retx_fast, p.retx_probe,
-		(unsigned long long)peer->rto_spurious, p.rnr_recv, p.cc_cuts,
+		p.retx_fast, p.retx_probe, p.retx_sent,
+		(unsigned long long)p.rto_spurious, p.rnr_recv, p.cc_cuts,
 		p.npaths, p.paths_down,
 		peer->tx ? stats_dlist_len(&peer->tx->queue) : 0,
 		(unsigned long long)(peer->last_heard_ns &&

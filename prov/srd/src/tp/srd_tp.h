@@ -47,6 +47,10 @@
 #define SRD_TP_DUPTHRESH		1	/* later packets of its path acked: lost */
 #define SRD_TP_PROBE_MIN_NS		(200 * SRD_NS_PER_US) /* tail loss probe floor */
 #define SRD_TP_PROBES_MAX		2	/* per ack progress */
+#define SRD_TP_PROBE_FLIGHT_MAX		4	/* a tail: so many in flight at most */
+#define SRD_TP_SILENT_RTOS		2	/* no ack on a path for so long: silent */
+#define SRD_TP_STALL_HALF_NS		SRD_NS_PER_S	/* stall allowance half-life */
+#define SRD_TP_STALL_MAX_NS		(4 * SRD_NS_PER_MS) /* its ceiling */
 #define SRD_TP_RX_BATCH			32	/* datagrams per wire poll */
 #define SRD_TP_TX_STAGE			64	/* datagrams per wire post */
 #define SRD_TP_PATH_BURST_DEFAULT	64	/* packets a path takes in a row, at most */
@@ -220,11 +224,17 @@ struct srd_tp_peer_tx {
 
 	/* loss recovery */
 	uint8_t probes_sent;		/* tail loss probes since the last ack */
+	uint64_t probe_sent_ns;		/* the last of them */
 	uint8_t rto_streak;		/* silent timeouts since the last ack */
 	bool cc_above;			/* the last delay sample was over target */
 	uint32_t cc_losses;		/* fast retransmits in this RTT */
 	uint64_t ack_progress_ns;	/* last time an ack freed a packet */
 	uint64_t acked_sent_ns;		/* latest send time of a packet acked */
+	uint64_t acked_copy_ns;		/* the same, of the copy last sent */
+	uint64_t silent_since_ns;	/* acks stopped (a silent timeout) */
+	uint64_t stall_ns;		/* longest silence misjudged lately */
+	uint64_t stall_at_ns;		/* when stall_ns was last raised */
+	uint64_t stall_now_ns;		/* stall_ns as decayed at the last ack */
 	double cwnd_undo, ssthresh_undo;	/* before the last timeout's cut */
 
 	/* congestion control */
@@ -316,6 +326,7 @@ struct srd_tp_peer {
 	/* counters of this peer (fi_ext_srd.h) */
 	uint64_t tx_pkts, tx_bytes, retx_timeout, retx_fast, rnr_recv;
 	uint64_t cc_cuts, retx_probe, rto_spurious;
+	uint64_t retx_sent;		/* resent copies that went out */
 };
 
 /* For the layers above: packets in flight to the peer, and whether any
@@ -400,6 +411,7 @@ struct srd_tp_counters {
 	uint64_t rx_drop_window, peers_failed;
 	uint64_t rnr_sent, rnr_recv, cc_cuts, path_downs, retx_probe;
 	uint64_t path_probes, path_ups, rto_spurious;
+	uint64_t retx_sent;		/* resent copies that went out */
 	/* toward and from addresses not yet verified (spec 5.4) */
 	uint64_t hs_cookies, tx_unverified_bytes, rx_unverified_bytes;
 	uint64_t rx_drop_token;		/* not the session's token */

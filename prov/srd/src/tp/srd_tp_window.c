@@ -77,6 +77,12 @@ static void tp_transmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 	peer->tx_bytes += pkt->len;
 	tp->cnt.tx_pkts++;
 	tp->cnt.tx_bytes += pkt->len;
+	/* the retx_* counters count decisions; a packet declared lost
+	 * and acked before its turn to go again never goes */
+	if (pkt->retries) {
+		peer->retx_sent++;
+		tp->cnt.retx_sent++;
+	}
 }
 
 /*
@@ -290,6 +296,14 @@ void srd_tp_send(struct srd_tp *tp, struct srd_tp_peer *peer,
 
 /* --- timers --------------------------------------------------------------- */
 
+/* The retransmit timer: the RTO, or the stall allowance when that is
+ * longer (tp_stall_learn). */
+static inline uint64_t tp_timer_rto(const struct srd_tp_peer *peer)
+{
+	return peer->tx->stall_now_ns > peer->rto_ns ? peer->tx->stall_now_ns :
+						       peer->rto_ns;
+}
+
 static inline uint64_t tp_pkt_deadline(const struct srd_tp_peer *peer,
 				       const struct srd_tp_pkt *pkt)
 {
@@ -299,7 +313,7 @@ static inline uint64_t tp_pkt_deadline(const struct srd_tp_peer *peer,
 	 * receiver was off the CPU.  (A packet lost on a black-holed path
 	 * while the others deliver is found by tp_paths_check_silent.) */
 	return (pkt->sent_ns > peer->tx->ack_progress_ns ? pkt->sent_ns :
-		peer->tx->ack_progress_ns) + peer->rto_ns;
+		peer->tx->ack_progress_ns) + tp_timer_rto(peer);
 }
 
 /* Tail loss probe: when the oldest packet has had no answer for about
@@ -314,9 +328,20 @@ static inline uint64_t tp_probe_deadline(const struct srd_tp_peer *peer,
 					 const struct srd_tp_pkt *oldest,
 					 uint64_t ack_delay_ns)
 {
-	uint64_t pto = 2 * peer->srtt_ns;
+	uint64_t pto = 2 * peer->srtt_ns, since;
 
 	if (peer->tx->probes_sent >= SRD_TP_PROBES_MAX || !peer->srtt_ns)
+		return UINT64_MAX;
+	/* A tail, not a flight: with more on the wire, a loss shows as an
+	 * overtaken packet or a silent path, and no ack of anything sent
+	 * after the oldest is a receiver or a host that stalled (on the
+	 * fault bed, stalls of 0.3-4 ms): probing then only sends
+	 * duplicates, two per stall, three quarters of all duplicates at
+	 * 1 % loss.  Once a later copy was acked (a resend after a lost
+	 * window, say) the rest of the flight is probably lost too, and
+	 * probing moves it on one RTT at a time, not one RTO. */
+	if (peer->tx->inflight - peer->tx->lost_cnt > SRD_TP_PROBE_FLIGHT_MAX &&
+	    peer->tx->acked_copy_ns <= oldest->sent_ns)
 		return UINT64_MAX;
 	/* Two full RTTs, the receiver's host delay included: on an
 	 * oversubscribed host that delay is milliseconds, and probing
@@ -324,10 +349,14 @@ static inline uint64_t tp_probe_deadline(const struct srd_tp_peer *peer,
 	if (pto < SRD_TP_PROBE_MIN_NS)
 		pto = SRD_TP_PROBE_MIN_NS;
 	pto += ack_delay_ns;
-	if (pto >= peer->rto_ns)
+	if (pto >= tp_timer_rto(peer))
 		return UINT64_MAX;	/* the timer comes first anyway */
-	return (oldest->sent_ns > peer->tx->ack_progress_ns ? oldest->sent_ns :
-		peer->tx->ack_progress_ns) + pto;
+	since = oldest->sent_ns > peer->tx->ack_progress_ns ? oldest->sent_ns :
+		peer->tx->ack_progress_ns;
+	/* the second probe a PTO after the first, not at once behind it */
+	if (peer->tx->probes_sent && peer->tx->probe_sent_ns > since)
+		since = peer->tx->probe_sent_ns;
+	return since + pto;
 }
 
 uint64_t srd_tp_window_deadline(const struct srd_tp *tp,
@@ -366,6 +395,7 @@ static void tp_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if (tp_probe_deadline(peer, oldest, tp->cfg.ack_delay_ns) > now)
 		return;
 	peer->tx->probes_sent++;
+	peer->tx->probe_sent_ns = now;
 	/* Suspect, not condemned: the loss score steers traffic away, but
 	 * only losses with later packets acked take a path down. */
 	srd_tp_path_suspect(peer, oldest->path);
@@ -407,8 +437,13 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 		 * If nothing at all came back, the peer is slow or gone:
 		 * congestion rules apply. */
 		srd_tp_path_suspect(peer, pkt->path);
-		if (peer->tx->acked_sent_ns <= pkt->sent_ns)
+		if (peer->tx->acked_sent_ns <= pkt->sent_ns) {
 			peer_silent = true;
+			if (!peer->tx->silent_since_ns)
+				peer->tx->silent_since_ns =
+					tp_pkt_deadline(peer, pkt) -
+					tp_timer_rto(peer);
+		}
 		tp_mark_lost(peer, pkt);
 		peer->retx_timeout++;
 		tp->cnt.retx_timeout++;
@@ -427,7 +462,7 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 	}
 	if (peer_silent) {
 		srd_tp_cc_on_timeout(tp, peer, now);
-		peer->rto_ns *= 2;
+		peer->rto_ns = 2 * tp_timer_rto(peer);
 		if (peer->rto_ns > SRD_TP_RTO_MAX_NS)
 			peer->rto_ns = SRD_TP_RTO_MAX_NS;
 	} else {
@@ -489,6 +524,55 @@ static void tp_rto_unbackoff(struct srd_tp *tp, struct srd_tp_peer *peer)
 		peer->rto_ns = rto;
 }
 
+static inline uint64_t tp_stall_decayed(const struct srd_tp_peer_tx *tx,
+					uint64_t now)
+{
+	uint64_t halves = (now - tx->stall_at_ns) / SRD_TP_STALL_HALF_NS;
+
+	return halves >= 64 ? 0 : tx->stall_ns >> halves;
+}
+
+/*
+ * An ack after a silent timeout.  If it is for a packet that was already
+ * out when the acks stopped and went only once, it was not lost but
+ * late: the receiver, or its host, was silent for that long (on an
+ * oversubscribed host, receivers leave the CPU for milliseconds; on the
+ * fault bed most timeouts of a lossless stream were that, and their
+ * resends half of the needless copies at 1 % loss).  The timer then
+ * allows half as much again as that silence before it fires, an
+ * allowance that halves each second no longer silence is seen: a host
+ * that stops stalling gets its microsecond timer back.  At most 4 ms:
+ * a peer whose acks all stop must still be resent to within
+ * milliseconds.  The RTO itself, which the silent-path rule follows, is
+ * left alone: a stalled receiver stalls every path at once, and that
+ * rule judges paths against each other.
+ */
+static void tp_stall_learn(struct srd_tp_peer *peer,
+			   const struct srd_tp_pkt *pkt, uint64_t now,
+			   uint64_t at)
+{
+	struct srd_tp_peer_tx *tx = peer->tx;
+	uint64_t allow;
+
+	/* Only the first packet acked counts: an original acked later was
+	 * held on a slow path, which the timer must not learn to wait for;
+	 * and a resend (a probe) is acked for either copy: the acks that
+	 * the network lost come back with the resend's. */
+	if (pkt->retries || pkt->first_sent_ns > tx->silent_since_ns ||
+	    at <= tx->silent_since_ns) {
+		tx->silent_since_ns = 0;
+		return;
+	}
+	allow = (at - tx->silent_since_ns) * 3 / 2;
+	if (allow > SRD_TP_STALL_MAX_NS)
+		allow = SRD_TP_STALL_MAX_NS;
+	if (allow >= tp_stall_decayed(tx, now)) {
+		tx->stall_ns = allow;
+		tx->stall_at_ns = now;
+	}
+	tx->silent_since_ns = 0;
+}
+
 static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 			 struct srd_tp_pkt *pkt, uint64_t now, uint64_t rx_ns)
 {
@@ -528,6 +612,14 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 	sent = pkt->retries ? pkt->first_sent_ns : pkt->sent_ns;
 	if (sent > peer->tx->acked_sent_ns)
 		peer->tx->acked_sent_ns = sent;
+	if (pkt->sent_ns > peer->tx->acked_copy_ns)
+		peer->tx->acked_copy_ns = pkt->sent_ns;
+	if (peer->tx->silent_since_ns)
+		tp_stall_learn(peer, pkt, now,
+			       rx_ns > pkt->sent_ns && rx_ns <= now ? rx_ns :
+								      now);
+	if (peer->tx->stall_ns)
+		peer->tx->stall_now_ns = tp_stall_decayed(peer->tx, now);
 	peer->tx->ack_progress_ns = now;
 	peer->tx->probes_sent = 0;
 	peer->tx->rto_streak = 0;
@@ -549,7 +641,12 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
  * packets outstanding and no ack of its own for an RTO, while acks of
  * packets sent after its oldest outstanding one keep arriving by other
  * paths, is silent: everything in flight on it is lost (and after three
- * losses the path is DOWN).
+ * losses the path is DOWN).  Two RTOs, not one: the RTO follows the
+ * peer's RTT, which path recycling weighs toward the fastest paths, and
+ * one route's queue may hold a packet longer than that; after one RTO,
+ * most paths condemned on the fault bed had delivered (duplicates), and
+ * a black hole costs one RTO more, well inside the few milliseconds of
+ * failover.
  */
 static void tp_paths_check_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
 				  uint64_t now)
@@ -563,7 +660,8 @@ static void tp_paths_check_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
 		uint32_t lost = 0;
 
 		if (!p->unacked_since_ns ||
-		    now - p->unacked_since_ns < peer->rto_ns ||
+		    now - p->unacked_since_ns <
+			    SRD_TP_SILENT_RTOS * peer->rto_ns ||
 		    peer->tx->acked_sent_ns <= p->unacked_since_ns)
 			continue;
 		for (e = peer->tx->inflight_list.next;
