@@ -304,16 +304,23 @@ static inline uint64_t tp_timer_rto(const struct srd_tp_peer *peer)
 						       peer->rto_ns;
 }
 
+/* Since when a packet has waited for an answer.  The timer restarts
+ * whenever an ack makes progress (RFC 6298 5.3): later packets of a
+ * burst are not late because the first one's ack took the burst's
+ * serialization time, or because the receiver was off the CPU.  (A
+ * packet lost on a black-holed path while the others deliver is found
+ * by tp_paths_check_silent.) */
+static inline uint64_t tp_waiting_since(const struct srd_tp_peer *peer,
+					const struct srd_tp_pkt *pkt)
+{
+	return pkt->sent_ns > peer->tx->ack_progress_ns ? pkt->sent_ns :
+		peer->tx->ack_progress_ns;
+}
+
 static inline uint64_t tp_pkt_deadline(const struct srd_tp_peer *peer,
 				       const struct srd_tp_pkt *pkt)
 {
-	/* The timer restarts whenever an ack makes progress (RFC 6298
-	 * 5.3): later packets of a burst are not late because the first
-	 * one's ack took the burst's serialization time, or because the
-	 * receiver was off the CPU.  (A packet lost on a black-holed path
-	 * while the others deliver is found by tp_paths_check_silent.) */
-	return (pkt->sent_ns > peer->tx->ack_progress_ns ? pkt->sent_ns :
-		peer->tx->ack_progress_ns) + tp_timer_rto(peer);
+	return tp_waiting_since(peer, pkt) + tp_timer_rto(peer);
 }
 
 /* Tail loss probe: when the oldest packet has had no answer for about
@@ -351,8 +358,7 @@ static inline uint64_t tp_probe_deadline(const struct srd_tp_peer *peer,
 	pto += ack_delay_ns;
 	if (pto >= tp_timer_rto(peer))
 		return UINT64_MAX;	/* the timer comes first anyway */
-	since = oldest->sent_ns > peer->tx->ack_progress_ns ? oldest->sent_ns :
-		peer->tx->ack_progress_ns;
+	since = tp_waiting_since(peer, oldest);
 	/* the second probe a PTO after the first, not at once behind it */
 	if (peer->tx->probes_sent && peer->tx->probe_sent_ns > since)
 		since = peer->tx->probe_sent_ns;
@@ -441,8 +447,7 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 			peer_silent = true;
 			if (!peer->tx->silent_since_ns)
 				peer->tx->silent_since_ns =
-					tp_pkt_deadline(peer, pkt) -
-					tp_timer_rto(peer);
+					tp_waiting_since(peer, pkt);
 		}
 		tp_mark_lost(peer, pkt);
 		peer->retx_timeout++;
@@ -558,17 +563,15 @@ static void tp_stall_learn(struct srd_tp_peer *peer,
 	 * held on a slow path, which the timer must not learn to wait for;
 	 * and a resend (a probe) is acked for either copy: the acks that
 	 * the network lost come back with the resend's. */
-	if (pkt->retries || pkt->first_sent_ns > tx->silent_since_ns ||
-	    at <= tx->silent_since_ns) {
-		tx->silent_since_ns = 0;
-		return;
-	}
-	allow = (at - tx->silent_since_ns) * 3 / 2;
-	if (allow > SRD_TP_STALL_MAX_NS)
-		allow = SRD_TP_STALL_MAX_NS;
-	if (allow >= tp_stall_decayed(tx, now)) {
-		tx->stall_ns = allow;
-		tx->stall_at_ns = now;
+	if (!pkt->retries && pkt->first_sent_ns <= tx->silent_since_ns &&
+	    at > tx->silent_since_ns) {
+		allow = (at - tx->silent_since_ns) * 3 / 2;
+		if (allow > SRD_TP_STALL_MAX_NS)
+			allow = SRD_TP_STALL_MAX_NS;
+		if (allow >= tp_stall_decayed(tx, now)) {
+			tx->stall_ns = allow;
+			tx->stall_at_ns = now;
+		}
 	}
 	tx->silent_since_ns = 0;
 }
@@ -576,6 +579,8 @@ static void tp_stall_learn(struct srd_tp_peer *peer,
 static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 			 struct srd_tp_pkt *pkt, uint64_t now, uint64_t rx_ns)
 {
+	/* the ack's arrival: the kernel's stamp where there is a sane one */
+	uint64_t at = rx_ns > pkt->sent_ns && rx_ns <= now ? rx_ns : now;
 	uint64_t sent;
 
 	/* Karn: a resent packet's ack may be for either copy.  The sample
@@ -584,8 +589,7 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 	 * delay, and counting it would stretch the timer to the longest
 	 * backlog ever seen. */
 	if (!pkt->retries) {
-		uint64_t rtt = (rx_ns > pkt->sent_ns && rx_ns <= now ? rx_ns :
-				now) - pkt->sent_ns;
+		uint64_t rtt = at - pkt->sent_ns;
 
 		tp_rtt_sample(tp, peer, rtt);
 		srd_tp_path_acked(tp, peer, pkt->path, pkt->path_seq, rtt);
@@ -615,9 +619,7 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if (pkt->sent_ns > peer->tx->acked_copy_ns)
 		peer->tx->acked_copy_ns = pkt->sent_ns;
 	if (peer->tx->silent_since_ns)
-		tp_stall_learn(peer, pkt, now,
-			       rx_ns > pkt->sent_ns && rx_ns <= now ? rx_ns :
-								      now);
+		tp_stall_learn(peer, pkt, now, at);
 	if (peer->tx->stall_ns)
 		peer->tx->stall_now_ns = tp_stall_decayed(peer->tx, now);
 	peer->tx->ack_progress_ns = now;
