@@ -101,9 +101,10 @@ struct fi_srd_ep_stats {
 	uint64_t rma_resps_peak;
 	/* idle peers whose slot went to a new one (FI_SRD_PEER_IDLE_MS) */
 	uint64_t peers_reclaimed;
-	/* Resent copies put on the wire.  The retx_* counters count the
-	 * decisions to resend; a packet acked before its resend went (see
-	 * rto_spurious) is counted there and not here. */
+	/* Resent copies put on the wire, whatever the reason (the retx_*
+	 * decisions, and resends after a receiver-not-ready); a packet
+	 * declared lost and acked before its resend went (see rto_spurious)
+	 * is counted by a retx_* counter and not here. */
 	uint64_t retx_sent;
 };
 
