@@ -1771,7 +1771,7 @@ Test(tp, multi_rail_refused_sends_take_the_rail_down_at_once)
 	t_kill = srd_memnet_now(net);
 	send_burst(0, 1, pkts, count);
 	/* every rail 1 path DOWN before any retransmit timeout could have
-	 * told (the silent-path rule waits two RTOs, 1 ms at least) */
+	 * told (the silent-path rule waits an RTO, 500 us at least) */
 	while (to1->paths_down < per && srd_memnet_now(net) < SRD_NS_PER_S)
 		step(2);
 	cr_assert_eq(to1->paths_down, per);

@@ -48,7 +48,7 @@
 #define SRD_TP_PROBE_MIN_NS		(200 * SRD_NS_PER_US) /* tail loss probe floor */
 #define SRD_TP_PROBES_MAX		2	/* per ack progress */
 #define SRD_TP_PROBE_FLIGHT_MAX		4	/* a tail: so many in flight at most */
-#define SRD_TP_SILENT_RTOS		2	/* no ack on a path for so long: silent */
+#define SRD_TP_SILENT_PATH_RTTS		2	/* silent: no ack for so many of its RTTs */
 #define SRD_TP_STALL_HALF_NS		SRD_NS_PER_S	/* stall allowance half-life */
 #define SRD_TP_STALL_MAX_NS		(4 * SRD_NS_PER_MS) /* its ceiling */
 #define SRD_TP_RX_BATCH			32	/* datagrams per wire poll */

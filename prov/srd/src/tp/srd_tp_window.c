@@ -512,6 +512,19 @@ static void tp_rtt_sample(struct srd_tp *tp, struct srd_tp_peer *peer,
 		peer->rto_ns = SRD_TP_RTO_MAX_NS;
 }
 
+/* The timeout the RTT samples call for, before any backoff. */
+static inline uint64_t tp_rto_estimate(const struct srd_tp *tp,
+				       const struct srd_tp_peer *peer)
+{
+	uint64_t rto = peer->srtt_ns + 4 * peer->rttvar_ns;
+
+	if (!peer->srtt_ns)	/* no sample yet: the configured start */
+		return peer->rto_ns;
+	if (rto < tp->cfg.rto_min_ns)
+		rto = tp->cfg.rto_min_ns;
+	return rto > SRD_TP_RTO_MAX_NS ? SRD_TP_RTO_MAX_NS : rto;
+}
+
 /* An ack made progress: the backoff has done its job.  RFC 6298 keeps
  * the backed-off value until a valid RTT sample, but when every packet
  * was resent (probes, timeouts) Karn's rule allows none, and a timer
@@ -522,9 +535,7 @@ static void tp_rto_unbackoff(struct srd_tp *tp, struct srd_tp_peer *peer)
 
 	if (!peer->srtt_ns)
 		return;
-	rto = peer->srtt_ns + 4 * peer->rttvar_ns;
-	if (rto < tp->cfg.rto_min_ns)
-		rto = tp->cfg.rto_min_ns;
+	rto = tp_rto_estimate(tp, peer);
 	if (rto < peer->rto_ns)
 		peer->rto_ns = rto;
 }
@@ -642,30 +653,41 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
  * deliver, the retransmit timer keeps restarting.  So: a path with
  * packets outstanding and no ack of its own for an RTO, while acks of
  * packets sent after its oldest outstanding one keep arriving by other
- * paths, is silent: everything in flight on it is lost (and after three
- * losses the path is DOWN).  Two RTOs, not one: the RTO follows the
- * peer's RTT, which path recycling weighs toward the fastest paths, and
- * one route's queue may hold a packet longer than that; after one RTO,
- * most paths condemned on the fault bed had delivered (duplicates), and
- * a black hole costs one RTO more, well inside the few milliseconds of
- * failover.
+ * paths, is silent: what has waited on it that long and was overtaken by
+ * an acked packet is lost (and after three losses the path is DOWN).
+ *
+ * The RTO is the estimate before backoff: a timeout that backed the
+ * timer off (a receiver that stalled) must not make a black hole wait
+ * longer.  A path whose own smoothed RTT is long (one route's queue
+ * holds its packets longer than the peer's RTT, which path recycling
+ * weighs toward the fastest paths) waits twice that instead.  Packets
+ * sent on the path within that wait, or after everything acked so far,
+ * are left for the next verdict: they may be on their way, and
+ * condemning them with the rest made most of the needless copies at
+ * 1 % loss on the fault bed.
  */
 static void tp_paths_check_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
 				  uint64_t now)
 {
 	struct srd_dlist *e, *next;
+	struct srd_tp_pkt *young;
+	uint64_t rto_ns;
 
 	if (!peer->paths)	/* idle: nothing in flight on any path */
 		return;
+	rto_ns = tp_rto_estimate(tp, peer);
 	for (uint16_t i = 0; i < tp->wire->npaths; i++) {
 		struct srd_tp_path *p = &peer->paths[i];
+		uint64_t wait_ns = SRD_TP_SILENT_PATH_RTTS * p->srtt_ns;
 		uint32_t lost = 0;
 
+		if (wait_ns < rto_ns)
+			wait_ns = rto_ns;
 		if (!p->unacked_since_ns ||
-		    now - p->unacked_since_ns <
-			    SRD_TP_SILENT_RTOS * peer->rto_ns ||
+		    now - p->unacked_since_ns < wait_ns ||
 		    peer->tx->acked_sent_ns <= p->unacked_since_ns)
 			continue;
+		young = NULL;
 		for (e = peer->tx->inflight_list.next;
 		     e != &peer->tx->inflight_list; e = next) {
 			struct srd_tp_pkt *pkt =
@@ -674,15 +696,29 @@ static void tp_paths_check_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
 			next = e->next;
 			if (pkt->path != i)
 				continue;
+			/* Sent too recently to be judged, or after everything
+			 * acked so far: still on its way, perhaps; it waits
+			 * for the next verdict.  (Time order: so is the rest.) */
+			if (now - pkt->sent_ns < wait_ns ||
+			    pkt->sent_ns >= peer->tx->acked_sent_ns) {
+				young = pkt;
+				break;
+			}
 			srd_tp_path_lost(tp, peer, i, now);
 			tp_mark_lost(peer, pkt);
 			peer->retx_timeout++;
 			tp->cnt.retx_timeout++;
 			lost++;
 		}
-		/* forgive what was outstanding: it is being resent elsewhere */
-		p->acked_seq = p->tx_seq;
-		p->unacked_since_ns = 0;
+		/* Forgive what was condemned (it is being resent elsewhere):
+		 * the path's silence is timed from what is left on it. */
+		if (young) {
+			p->acked_seq = young->path_seq;
+			p->unacked_since_ns = young->sent_ns;
+		} else {
+			p->acked_seq = p->tx_seq;
+			p->unacked_since_ns = 0;
+		}
 		if (lost)
 			srd_tp_cc_on_loss(tp, peer, lost, now);
 	}
