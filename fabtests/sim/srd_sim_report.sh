@@ -205,7 +205,7 @@ $(section fail_ratedrop)
 Each run's cost lines (under each table) give the simulator's wall time
 and peak memory and the transport's memory per peer, from
 \`srd_tp_peer_bytes()\`: the peer structure (408 bytes), its send side
-(376 bytes: queues, loss recovery, congestion control), its path table
+(392 bytes: queues, loss recovery, congestion control), its path table
 (88 bytes per path: 16 with spraying), its receive-window bitmap (128
 bytes) and its peer-table slot (8).  A peer's send ring (1,024 slots,
 8 KiB) is held only while packets are in flight: it goes back to a free

@@ -734,6 +734,75 @@ Test(tp, black_holed_path_goes_down_and_comes_back)
 	teardown_all();
 }
 
+/* One path of 16 has queue episodes: each millisecond, what it carries
+ * for 100 us takes longer, by a depth drawn anew each time up to 900 us
+ * (past the 500 us floor of the retransmit timer, and far past the
+ * path's smoothed RTT, which the calm between brings back to 5 us), and
+ * what follows waits behind it; it never loses a packet.  The
+ * silent-path rule waits as long as the longest network RTT seen
+ * lately, and a quarter more: shallow episodes teach it the deeper
+ * ones, and after the first few the path's late packets are waited
+ * for, not resent (without that, the rule condemns them, each a
+ * duplicate, and the path's losses steer traffic off it). */
+Test(tp, path_with_queue_episodes_is_late_not_silent)
+{
+	struct srd_memnet_attr attr = {
+		.seed = 3, .delay_ns = 5000, .mtu = 4096,
+		.link_bytes_per_us = 100, .queue_bytes = 64 * 1024,
+	};
+	const uint32_t count = 30000;
+	struct test_pkt *pkts = make_pkts(count, 256);
+	union srd_wire_addr a1 = node_addr(1);
+	struct srd_tp_peer *peer;
+	uint64_t t0, dups_early = 0, dups_late, slow_pkts = 0, slow_mark = 0;
+	uint32_t rng = 12345;
+	int episode = -1;
+
+	cr_assert_eq(srd_memnet_open(&attr, &net), 0);
+	node_open(0, 16, 5 * SRD_NS_PER_S);
+	node_open(1, 16, 5 * SRD_NS_PER_S);
+	peer = srd_tp_peer_get(&nodes[0].tp, &a1);
+	send_burst(0, 1, pkts, count);
+	t0 = srd_memnet_now(net);
+	/* 40 ms of episodes, then calm until everything is acked */
+	while (nodes[0].acked < count &&
+	       srd_memnet_now(net) - t0 < 40 * SRD_NS_PER_MS) {
+		int e = (int)((srd_memnet_now(net) - t0) / SRD_NS_PER_MS);
+
+		if (e != episode) {
+			episode = e;
+			rng = rng * 1103515245u + 12345u;
+			srd_memnet_set_path_delay(net, 1u << 5,
+				(uint64_t)(rng >> 8) % 900 * SRD_NS_PER_US);
+			/* the first 10 ms are for learning */
+			if (e == 10) {
+				dups_early = nodes[1].tp.cnt.rx_dup;
+				slow_mark = peer->paths[5].tx_pkts;
+			}
+		}
+		/* the episode's queue builds for 100 us, then drains */
+		if ((srd_memnet_now(net) - t0) % SRD_NS_PER_MS >=
+		    100 * SRD_NS_PER_US)
+			srd_memnet_set_path_delay(net, 1u << 5, 0);
+		step(2);
+	}
+	cr_assert_gt(episode, 30, "the stream ended before the episodes did");
+	dups_late = nodes[1].tp.cnt.rx_dup - dups_early;
+	slow_pkts = peer->paths[5].tx_pkts - slow_mark;
+	srd_memnet_set_path_delay(net, 0, 0);
+	run_until_done(count, 20 * SRD_NS_PER_S);
+	assert_exactly_once(pkts, count);
+	cr_log_info("queue episodes: %lu duplicates in the first 10 ms, %lu in the next 30 (%lu packets on that path), %lu in all",
+		    dups_early, dups_late, slow_pkts, nodes[1].tp.cnt.rx_dup);
+	cr_assert_gt(slow_pkts, 100, "the path was left: %lu packets",
+		     slow_pkts);
+	cr_assert_leq(dups_late * 50, slow_pkts,
+		      "%lu duplicates of %lu packets on the path",
+		      dups_late, slow_pkts);
+	free(pkts);
+	teardown_all();
+}
+
 /* Four senders into one receiver behind a 1 GB/s link with a 128 KB
  * queue (incast).  Runs once without and once with congestion control
  * (target 20 us) on the same seed; with it, the queue stays short, the

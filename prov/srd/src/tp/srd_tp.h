@@ -50,6 +50,7 @@
 #define SRD_TP_PROBE_FLIGHT_MAX		4	/* a tail: so many in flight at most */
 #define SRD_TP_SILENT_PATH_RTTS		2	/* silent: no ack for so many of its RTTs */
 #define SRD_TP_STALL_HALF_NS		SRD_NS_PER_S	/* stall allowance half-life */
+#define SRD_TP_RTT_MAX_HALF_NS		SRD_NS_PER_S	/* longest RTT's half-life */
 #define SRD_TP_STALL_MAX_NS		(4 * SRD_NS_PER_MS) /* its ceiling */
 #define SRD_TP_RX_BATCH			32	/* datagrams per wire poll */
 #define SRD_TP_TX_STAGE			64	/* datagrams per wire post */
@@ -242,6 +243,8 @@ struct srd_tp_peer_tx {
 	double ssthresh;
 	uint64_t base_rtt_ns;		/* least RTT seen lately */
 	uint64_t base_rtt_at_ns;
+	uint64_t rtt_max_ns;		/* longest network RTT seen lately */
+	uint64_t rtt_max_at_ns;		/* since when: it halves per second */
 	uint64_t cc_cut_ns;		/* last decrease: at most one per RTT */
 	uint64_t cc_loss_epoch_ns;
 	uint64_t last_fabric_rtt_ns;	/* RTT less the receiver's host delay */

@@ -72,6 +72,8 @@ static void tp_cc_on_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 		peer->tx->base_rtt_ns = rtt;
 		peer->tx->base_rtt_at_ns = now;
 	}
+	/* and the longest, for the silent-path rule (srd_tp_window.c) */
+	srd_tp_rtt_max_note(peer->tx, rtt, now);
 	if (!tp->cfg.cc_target_ns)
 		return;
 	target = peer->tx->base_rtt_ns + tp->cfg.cc_target_ns;

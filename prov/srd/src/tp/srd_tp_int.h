@@ -172,6 +172,24 @@ void srd_tp_cc_on_loss(struct srd_tp *tp, struct srd_tp_peer *peer,
 		       uint32_t nlost, uint64_t now);
 void srd_tp_cc_on_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  uint64_t now);
+/* The longest network RTT seen lately, halved for each
+ * SRD_TP_RTT_MAX_HALF_NS since it was seen. */
+static inline uint64_t srd_tp_rtt_max(const struct srd_tp_peer_tx *tx,
+				      uint64_t now)
+{
+	uint64_t halves = (now - tx->rtt_max_at_ns) / SRD_TP_RTT_MAX_HALF_NS;
+
+	return halves >= 64 ? 0 : tx->rtt_max_ns >> halves;
+}
+
+static inline void srd_tp_rtt_max_note(struct srd_tp_peer_tx *tx,
+				       uint64_t rtt, uint64_t now)
+{
+	if (rtt >= srd_tp_rtt_max(tx, now)) {
+		tx->rtt_max_ns = rtt;
+		tx->rtt_max_at_ns = now;
+	}
+}
 /* An ack's delay echo: the network RTT of one packet (spec 5.14). */
 void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 			 uint32_t psn, uint64_t host_delay_ns,

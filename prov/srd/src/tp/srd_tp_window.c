@@ -660,7 +660,12 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
  * timer off (a receiver that stalled) must not make a black hole wait
  * longer.  A path whose own smoothed RTT is long (one route's queue
  * holds its packets longer than the peer's RTT, which path recycling
- * weighs toward the fastest paths) waits twice that instead.  Packets
+ * weighs toward the fastest paths) waits twice that instead; and every
+ * path as long as the longest network RTT seen lately and a quarter
+ * more, at most two RTOs: a queue that builds on a route for a moment
+ * holds a few packets far longer than any smoothed RTT says, and on the
+ * fault bed those were most of the copies still resent for nothing.
+ * (A black hole is no later for it than the RTTs before it.)  Packets
  * sent on the path within that wait, or after everything acked so far,
  * are left for the next verdict: they may be on their way, and
  * condemning them with the rest made most of the needless copies at
@@ -671,11 +676,15 @@ static void tp_paths_check_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	struct srd_dlist *e, *next;
 	struct srd_tp_pkt *young;
-	uint64_t rto_ns;
+	uint64_t rto_ns, late_ns;
 
 	if (!peer->paths)	/* idle: nothing in flight on any path */
 		return;
 	rto_ns = tp_rto_estimate(tp, peer);
+	late_ns = srd_tp_rtt_max(peer->tx, now);
+	late_ns += late_ns / 4;
+	if (late_ns > 2 * rto_ns)
+		late_ns = 2 * rto_ns;
 	for (uint16_t i = 0; i < tp->wire->npaths; i++) {
 		struct srd_tp_path *p = &peer->paths[i];
 		uint64_t wait_ns = SRD_TP_SILENT_PATH_RTTS * p->srtt_ns;
@@ -683,6 +692,8 @@ static void tp_paths_check_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
 
 		if (wait_ns < rto_ns)
 			wait_ns = rto_ns;
+		if (wait_ns < late_ns)
+			wait_ns = late_ns;
 		if (!p->unacked_since_ns ||
 		    now - p->unacked_since_ns < wait_ns ||
 		    peer->tx->acked_sent_ns <= p->unacked_since_ns)

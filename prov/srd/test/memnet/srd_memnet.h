@@ -42,6 +42,13 @@ void srd_memnet_set_faults(struct srd_memnet *net, uint32_t loss_ppm,
 /* Drops every datagram sent on a path whose bit is set (paths < 64): a
  * black-holed ECMP link, in both directions. */
 void srd_memnet_set_path_drop(struct srd_memnet *net, uint64_t path_mask);
+/* Delays every datagram sent on a path whose bit is set by extra_ns
+ * more than the others, from now on: a longer route, or a queue that
+ * builds.  A path keeps its order (what was sent on it after a datagram
+ * that extra_ns holds waits behind it, as in a queue), so a delay that
+ * ends drains the path's queue, it does not reorder it. */
+void srd_memnet_set_path_delay(struct srd_memnet *net, uint64_t path_mask,
+			       uint64_t extra_ns);
 /* Drops every datagram from or to this IP (the port is ignored): an
  * interface whose link went down (a dead rail, spec 5.16); a wire of
  * that IP sees its sends refused (tx_unrouted, srd_wire.h), as from a

@@ -56,6 +56,8 @@ struct srd_memnet {
 	void *fabric_arg;
 	struct srd_memnet_stats stats;
 	uint64_t path_drop;
+	uint64_t path_slow, path_slow_ns;
+	uint64_t path_slow_last[64];	/* latest arrival on a slowed path */
 	union srd_wire_addr host_drop[4];
 	int nhost_drop;
 	srd_memnet_tap_fn tap;
@@ -112,6 +114,13 @@ void srd_memnet_set_faults(struct srd_memnet *net, uint32_t loss_ppm,
 void srd_memnet_set_path_drop(struct srd_memnet *net, uint64_t path_mask)
 {
 	net->path_drop = path_mask;
+}
+
+void srd_memnet_set_path_delay(struct srd_memnet *net, uint64_t path_mask,
+			       uint64_t extra_ns)
+{
+	net->path_slow = path_mask;
+	net->path_slow_ns = extra_ns;
 }
 
 void srd_memnet_set_host_drop(struct srd_memnet *net,
@@ -268,6 +277,16 @@ static int memnet_enqueue(struct srd_memnet *net, const union srd_wire_addr *src
 		return 0;
 	}
 	delay += queued;
+	if (tx->path < 64 && (net->path_slow >> tx->path & 1))
+		delay += net->path_slow_ns;
+	/* once slowed, a path keeps its order: behind the slowed ones */
+	if (tx->path < 64 && net->path_slow_last[tx->path]) {
+		if (net->now + delay < net->path_slow_last[tx->path])
+			delay = net->path_slow_last[tx->path] - net->now;
+		net->path_slow_last[tx->path] = net->now + delay;
+	} else if (tx->path < 64 && (net->path_slow >> tx->path & 1)) {
+		net->path_slow_last[tx->path] = net->now + delay;
+	}
 	pkt = memnet_pkt_new(net, src, tx, len);
 	if (!pkt)
 		return -ENOMEM;
