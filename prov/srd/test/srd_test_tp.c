@@ -1070,6 +1070,66 @@ Test(tp, lone_packets_on_a_black_hole_are_probed)
 	teardown_all();
 }
 
+/* Records the path of each datagram of one type that one node sends
+ * (a memnet tap): which paths its data or its acks took. */
+struct path_log {
+	int node;
+	uint8_t type;
+	uint32_t n;
+	uint16_t path[512];
+};
+
+static void path_log_tap(void *arg, const union srd_wire_addr *src,
+			 const union srd_wire_addr *dst, const void *buf,
+			 size_t len)
+{
+	struct path_log *log = arg;
+	const struct srd_base_hdr *base = buf;
+
+	(void)dst;
+	if (len >= sizeof(*base) && base->type == log->type &&
+	    srd_wire_addr_port(src) ==
+		    srd_wire_addr_port(&nodes[log->node].wire->addr) &&
+	    log->n < 512)
+		log->path[log->n++] = base->path;
+}
+
+/* An ack that the delayed-ack timer sends is the last for a while (a
+ * lone packet, the tail of a burst): no later ack repairs its loss, so
+ * it goes on two paths, and one black-holed path does not leave the
+ * sender waiting for its timer. */
+Test(tp, delayed_acks_go_on_two_paths)
+{
+	struct test_pkt *warm, *pkts = make_pkts(20, 64);
+	union srd_wire_addr a1 = node_addr(1);
+	static struct path_log acks;
+	struct srd_tp_peer *peer;
+
+	warm = warm_pair(16);
+	peer = srd_tp_peer_find(&nodes[0].tp, &a1);
+	cr_assert_not_null(peer);
+	for (uint32_t i = 0; i < 20; i++) {
+		uint64_t t0 = srd_memnet_now(net);
+
+		acks = (struct path_log){ .node = 1, .type = SRD_PKT_ACK };
+		srd_memnet_set_tap(net, path_log_tap, &acks);
+		srd_tp_send(&nodes[0].tp, peer, &pkts[i].tp);
+		while (nodes[0].acked < i + 1 &&
+		       srd_memnet_now(net) - t0 < SRD_NS_PER_S)
+			step(2);
+		srd_memnet_set_tap(net, NULL, NULL);
+		cr_assert_eq(nodes[0].acked, i + 1, "packet %u", i);
+		cr_assert_eq(acks.n, 2, "packet %u: %u acks", i, acks.n);
+		cr_assert_neq(acks.path[0], acks.path[1], "packet %u", i);
+		cr_assert_eq(nodes[1].seen[i], 1);
+	}
+	cr_assert_eq(nodes[0].tp.cnt.retx_timeout + nodes[0].tp.cnt.retx_probe,
+		     0);
+	free(warm);
+	free(pkts);
+	teardown_all();
+}
+
 /* A whole window lost at once (an incast overflowing a switch queue):
  * from the second timeout in a row each resends at once even though the
  * lost packets still fill the congestion window, so recovery takes a few
@@ -1192,6 +1252,7 @@ Test(tp, receiver_stalls_teach_the_timer_to_wait)
 	struct test_pkt *warm, *first = make_pkts(32, 200);
 	struct test_pkt *second = make_pkts(32, 200);
 	struct test_pkt *third = make_pkts(4, 200);
+	struct test_pkt *calm = make_pkts(64, 200);
 	union srd_wire_addr a1 = node_addr(1);
 	struct srd_tp_peer *peer;
 	uint64_t learned, sent, dups, timeouts;
@@ -1213,6 +1274,17 @@ Test(tp, receiver_stalls_teach_the_timer_to_wait)
 		      (unsigned long)learned);
 	cr_assert_leq(learned, 2000 * SRD_NS_PER_US, "allowance %lu ns",
 		      (unsigned long)learned);
+
+	/* Calm traffic first: its RTT samples bring the RTO back under
+	 * the stall (the late acks above had stretched it), so that only
+	 * the allowance can cover the next one. */
+	pair_rearm(first, 0);
+	send_burst(0, 1, calm, 64);
+	run_until_done(64, srd_memnet_now(net) + SRD_NS_PER_S);
+	assert_exactly_once(calm, 64);
+	cr_assert_lt(peer->rto_ns, 700 * SRD_NS_PER_US, "rto %lu ns",
+		     (unsigned long)peer->rto_ns);
+	cr_assert_geq(peer->tx->stall_now_ns, learned / 2);
 
 	/* the same stall again: no timeout, nothing sent twice */
 	timeouts = nodes[0].tp.cnt.retx_timeout;
@@ -1242,28 +1314,13 @@ Test(tp, receiver_stalls_teach_the_timer_to_wait)
 	free(first);
 	free(second);
 	free(third);
+	free(calm);
 	teardown_all();
 }
 
 /* --- path bursts (spec 5.12) ------------------------------------------- */
 
-static uint16_t burst_paths[512];
-static uint32_t burst_npaths_seen;
-
-static void burst_tap(void *arg, const union srd_wire_addr *src,
-		      const union srd_wire_addr *dst, const void *buf,
-		      size_t len)
-{
-	const struct srd_base_hdr *base = buf;
-
-	(void)arg;
-	(void)dst;
-	if (len < sizeof(*base) || base->type != SRD_PKT_EAGER ||
-	    srd_wire_addr_port(src) != srd_wire_addr_port(&nodes[0].wire->addr))
-		return;
-	if (burst_npaths_seen < 512)
-		burst_paths[burst_npaths_seen++] = base->path;
-}
+static struct path_log burst_log;
 
 /* The wire as one that sends segs datagrams of a path at once (UDP with
  * GSO): new packets go out in runs of min(segs, cwnd / paths) on one
@@ -1285,8 +1342,8 @@ static void burst_run(uint16_t segs, uint32_t *run_max, uint32_t *runs)
 	nodes[0].nseen = 100000;
 	nodes[0].seen = calloc(nodes[0].nseen, 1);
 	node_open(1, 4, SRD_NS_PER_S);
-	burst_npaths_seen = 0;
-	srd_memnet_set_tap(net, burst_tap, NULL);
+	burst_log = (struct path_log){ .node = 0, .type = SRD_PKT_EAGER };
+	srd_memnet_set_tap(net, path_log_tap, &burst_log);
 	peer = srd_tp_peer_get(&nodes[0].tp, &a1);
 	cr_assert_not_null(peer);
 	/* as the message layer posts a message's packets */
@@ -1299,12 +1356,11 @@ static void burst_run(uint16_t segs, uint32_t *run_max, uint32_t *runs)
 		step(2);
 	srd_memnet_set_tap(net, NULL, NULL);
 	assert_exactly_once(pkts, 32);
-	cr_assert_eq(burst_npaths_seen, 32, "%u data packets sent",
-		     burst_npaths_seen);
+	cr_assert_eq(burst_log.n, 32, "%u data packets sent", burst_log.n);
 	*run_max = 1;
 	*runs = 1;
-	for (uint32_t i = 1; i < burst_npaths_seen; i++) {
-		if (burst_paths[i] == burst_paths[i - 1]) {
+	for (uint32_t i = 1; i < burst_log.n; i++) {
+		if (burst_log.path[i] == burst_log.path[i - 1]) {
 			run++;
 		} else {
 			run = 1;

@@ -467,10 +467,17 @@ static void tp_fire_timer(struct srd_tp *tp, struct srd_tp_peer *peer,
 	srd_tp_paths_probe(tp, peer, now);
 	srd_tp_rails_challenge(tp, peer, now);
 	if (peer->ack_deadline && peer->ack_deadline <= now) {
-		if (peer->rx_unacked || peer->ack_now)
+		/* A delayed ack is the last for a while (a tail, a small
+		 * flight): no later ack repairs its loss, and a sender then
+		 * waits out its timer.  It goes on two paths, as for a
+		 * duplicate (srd_tp_sack.c), so that a black-holed one does
+		 * not lose it. */
+		if (peer->rx_unacked || peer->ack_now) {
+			peer->ack_twice = true;
 			srd_tp_ack_send(tp, peer);
-		else
+		} else {
 			peer->ack_deadline = 0;	/* a piggyback paid it */
+		}
 	}
 	srd_tp_peer_rearm(tp, peer);
 }
