@@ -172,14 +172,22 @@ void srd_tp_cc_on_loss(struct srd_tp *tp, struct srd_tp_peer *peer,
 		       uint32_t nlost, uint64_t now);
 void srd_tp_cc_on_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  uint64_t now);
+/* value, seen at since, halved for each half_ns that has passed. */
+static inline uint64_t srd_tp_halved(uint64_t value, uint64_t since,
+				     uint64_t now, uint64_t half_ns)
+{
+	uint64_t halves = (now - since) / half_ns;
+
+	return halves >= 64 ? 0 : value >> halves;
+}
+
 /* The longest network RTT seen lately, halved for each
  * SRD_TP_RTT_MAX_HALF_NS since it was seen. */
 static inline uint64_t srd_tp_rtt_max(const struct srd_tp_peer_tx *tx,
 				      uint64_t now)
 {
-	uint64_t halves = (now - tx->rtt_max_at_ns) / SRD_TP_RTT_MAX_HALF_NS;
-
-	return halves >= 64 ? 0 : tx->rtt_max_ns >> halves;
+	return srd_tp_halved(tx->rtt_max_ns, tx->rtt_max_at_ns, now,
+			     SRD_TP_RTT_MAX_HALF_NS);
 }
 
 static inline void srd_tp_rtt_max_note(struct srd_tp_peer_tx *tx,

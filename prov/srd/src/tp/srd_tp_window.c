@@ -543,9 +543,8 @@ static void tp_rto_unbackoff(struct srd_tp *tp, struct srd_tp_peer *peer)
 static inline uint64_t tp_stall_decayed(const struct srd_tp_peer_tx *tx,
 					uint64_t now)
 {
-	uint64_t halves = (now - tx->stall_at_ns) / SRD_TP_STALL_HALF_NS;
-
-	return halves >= 64 ? 0 : tx->stall_ns >> halves;
+	return srd_tp_halved(tx->stall_ns, tx->stall_at_ns, now,
+			     SRD_TP_STALL_HALF_NS);
 }
 
 /*

@@ -277,15 +277,18 @@ static int memnet_enqueue(struct srd_memnet *net, const union srd_wire_addr *src
 		return 0;
 	}
 	delay += queued;
-	if (tx->path < 64 && (net->path_slow >> tx->path & 1))
-		delay += net->path_slow_ns;
-	/* once slowed, a path keeps its order: behind the slowed ones */
-	if (tx->path < 64 && net->path_slow_last[tx->path]) {
-		if (net->now + delay < net->path_slow_last[tx->path])
-			delay = net->path_slow_last[tx->path] - net->now;
-		net->path_slow_last[tx->path] = net->now + delay;
-	} else if (tx->path < 64 && (net->path_slow >> tx->path & 1)) {
-		net->path_slow_last[tx->path] = net->now + delay;
+	if (tx->path < 64) {
+		uint64_t *last = &net->path_slow_last[tx->path];
+		bool slow = net->path_slow >> tx->path & 1;
+
+		if (slow)
+			delay += net->path_slow_ns;
+		/* once slowed, a path keeps its order: behind the slowed */
+		if (slow || *last) {
+			if (net->now + delay < *last)
+				delay = *last - net->now;
+			*last = net->now + delay;
+		}
 	}
 	pkt = memnet_pkt_new(net, src, tx, len);
 	if (!pkt)
