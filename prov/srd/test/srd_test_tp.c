@@ -1244,6 +1244,67 @@ Test(tp, spurious_timeout_with_a_full_window_is_undone)
 	teardown_all();
 }
 
+/* warm_pair(npaths), and node 0's peer for node 1. */
+static struct srd_tp_peer *warm_peer(uint16_t npaths, struct test_pkt **warm)
+{
+	union srd_wire_addr a1 = node_addr(1);
+	struct srd_tp_peer *peer;
+
+	*warm = warm_pair(npaths);
+	peer = srd_tp_peer_find(&nodes[0].tp, &a1);
+	cr_assert_not_null(peer);
+	return peer;
+}
+
+/* The receiver is back from a stall: the transfer of pkts ends, each
+ * delivered once. */
+static void receiver_back(struct test_pkt *pkts, uint32_t count)
+{
+	srd_tp_progress(&nodes[1].tp);
+	run_until_done(count, srd_memnet_now(net) + SRD_NS_PER_S);
+	assert_exactly_once(pkts, count);
+}
+
+/* The stall allowance the peer has learnt, checked to be in [lo, hi]. */
+static uint64_t allowance_within(const struct srd_tp_peer *peer,
+				 uint64_t lo_ns, uint64_t hi_ns)
+{
+	uint64_t allow = peer->tx->stall_now_ns;
+
+	cr_assert(allow >= lo_ns && allow <= hi_ns,
+		  "allowance %lu ns, want %lu-%lu", (unsigned long)allow,
+		  (unsigned long)lo_ns, (unsigned long)hi_ns);
+	return allow;
+}
+
+/* Fresh packets to a receiver off the CPU for stall_ns: no timeout. */
+static void stall_without_timeout(struct test_pkt *pkts, uint32_t count,
+				  uint64_t stall_ns)
+{
+	uint64_t timeouts = nodes[0].tp.cnt.retx_timeout;
+
+	pair_rearm(pkts, 0);
+	send_burst(0, 1, pkts, count);
+	run_sender_only(stall_ns);
+	receiver_back(pkts, count);
+	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, timeouts, "%lu timeouts",
+		     (unsigned long)(nodes[0].tp.cnt.retx_timeout - timeouts));
+}
+
+/* Calm traffic: its RTT samples bring the RTO back under the stalls the
+ * tests make (late acks stretch it), so that only the stall allowance
+ * can cover the next one. */
+static void calm_traffic(struct srd_tp_peer *peer, struct test_pkt *calm,
+			 uint32_t count)
+{
+	pair_rearm(calm, count);
+	send_burst(0, 1, calm, count);
+	run_until_done(count, srd_memnet_now(net) + SRD_NS_PER_S);
+	assert_exactly_once(calm, count);
+	cr_assert_lt(peer->rto_ns, 700 * SRD_NS_PER_US, "rto %lu ns",
+		     (unsigned long)peer->rto_ns);
+}
+
 /* A receiver that stalls once for longer than the RTO costs one timeout;
  * the silence it proved is allowed for the next time (an oversubscribed
  * host stalls again), and the allowance fades once it stops. */
@@ -1253,51 +1314,26 @@ Test(tp, receiver_stalls_teach_the_timer_to_wait)
 	struct test_pkt *second = make_pkts(32, 200);
 	struct test_pkt *third = make_pkts(4, 200);
 	struct test_pkt *calm = make_pkts(64, 200);
-	union srd_wire_addr a1 = node_addr(1);
-	struct srd_tp_peer *peer;
-	uint64_t learned, sent, dups, timeouts;
+	struct srd_tp_peer *peer = warm_peer(4, &warm);
+	uint64_t learned, sent, dups;
 
-	warm = warm_pair(4);
-	peer = srd_tp_peer_find(&nodes[0].tp, &a1);
-	cr_assert_not_null(peer);
 	cr_assert_eq(peer->tx->stall_now_ns, 0);
 	send_burst(0, 1, first, 32);
 	run_sender_only(800 * SRD_NS_PER_US);	/* the RTO is 500 us */
 	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, 1);
-	srd_tp_progress(&nodes[1].tp);		/* the receiver is back */
-	run_until_done(32, SRD_NS_PER_S);
-	assert_exactly_once(first, 32);
-	learned = peer->tx->stall_now_ns;
+	receiver_back(first, 32);
 	/* half as much again as the silence: the 800 us stall and the
 	 * round trip of the acks it held */
-	cr_assert_geq(learned, 1200 * SRD_NS_PER_US, "allowance %lu ns",
-		      (unsigned long)learned);
-	cr_assert_leq(learned, 2000 * SRD_NS_PER_US, "allowance %lu ns",
-		      (unsigned long)learned);
+	learned = allowance_within(peer, 1200 * SRD_NS_PER_US,
+				   2000 * SRD_NS_PER_US);
 
-	/* Calm traffic first: its RTT samples bring the RTO back under
-	 * the stall (the late acks above had stretched it), so that only
-	 * the allowance can cover the next one. */
-	pair_rearm(first, 0);
-	send_burst(0, 1, calm, 64);
-	run_until_done(64, srd_memnet_now(net) + SRD_NS_PER_S);
-	assert_exactly_once(calm, 64);
-	cr_assert_lt(peer->rto_ns, 700 * SRD_NS_PER_US, "rto %lu ns",
-		     (unsigned long)peer->rto_ns);
+	calm_traffic(peer, calm, 64);
 	cr_assert_geq(peer->tx->stall_now_ns, learned / 2);
 
 	/* the same stall again: no timeout, nothing sent twice */
-	timeouts = nodes[0].tp.cnt.retx_timeout;
 	sent = nodes[0].tp.cnt.retx_sent;
 	dups = nodes[1].tp.cnt.rx_dup;
-	pair_rearm(first, 0);
-	send_burst(0, 1, second, 32);
-	run_sender_only(800 * SRD_NS_PER_US);
-	srd_tp_progress(&nodes[1].tp);
-	run_until_done(32, 2 * SRD_NS_PER_S);
-	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, timeouts, "%lu timeouts",
-		     (unsigned long)(nodes[0].tp.cnt.retx_timeout - timeouts));
-	assert_exactly_once(second, 32);
+	stall_without_timeout(second, 32, 800 * SRD_NS_PER_US);
 	cr_assert_eq(nodes[0].tp.cnt.retx_sent, sent);
 	cr_assert_eq(nodes[1].tp.cnt.rx_dup, dups);
 
@@ -1314,6 +1350,58 @@ Test(tp, receiver_stalls_teach_the_timer_to_wait)
 	free(first);
 	free(second);
 	free(third);
+	free(calm);
+	teardown_all();
+}
+
+/* A lone packet (a tail: the probes resend it before the timer fires)
+ * to a receiver off the CPU: its ack may be for either copy, so the
+ * silence proves nothing, but the ack's delay echo says how long the
+ * receiver held the packet, and that is allowed for the next time.
+ * Without the echo's hold the same stall times out again. */
+Test(tp, a_receivers_hold_is_learnt_from_its_echo)
+{
+	struct test_pkt *warm, *lone = make_pkts(1, 200);
+	struct test_pkt *again = make_pkts(1, 200);
+	struct test_pkt *calm = make_pkts(64, 200);
+	struct srd_tp_peer *peer = warm_peer(4, &warm);
+	uint64_t learned, timeouts, probes;
+
+	send_burst(0, 1, lone, 1);
+	/* two probes (the second at 440 us), then the timer (500 us from
+	 * the last copy) */
+	run_sender_only(1500 * SRD_NS_PER_US);
+	cr_assert_eq(nodes[0].tp.cnt.retx_probe, SRD_TP_PROBES_MAX);
+	cr_assert_geq(nodes[0].tp.cnt.retx_timeout, 1);
+	receiver_back(lone, 1);
+	/* half as much again as the 1.5 ms hold and a round trip */
+	learned = allowance_within(peer, 2200 * SRD_NS_PER_US,
+				   3000 * SRD_NS_PER_US);
+
+	calm_traffic(peer, calm, 64);
+
+	/* the same stall again: probes at most, no timeout */
+	probes = nodes[0].tp.cnt.retx_probe;
+	stall_without_timeout(again, 1, 1500 * SRD_NS_PER_US);
+	cr_assert_leq(nodes[0].tp.cnt.retx_probe - probes, SRD_TP_PROBES_MAX);
+
+	/* A stall longer than the allowance: the timer fires once it has
+	 * waited the allowance, and backs off from the RTO, not from the
+	 * allowance (which would make the next wait twice the longest
+	 * stall seen, and the one after four times). */
+	calm_traffic(peer, calm, 64);
+	timeouts = nodes[0].tp.cnt.retx_timeout;
+	pair_rearm(lone, 1);
+	send_burst(0, 1, lone, 1);
+	/* the probes' copies restart the wait, 440 us in */
+	run_sender_only(learned + 1000 * SRD_NS_PER_US);
+	cr_assert_geq(nodes[0].tp.cnt.retx_timeout, timeouts + 1);
+	cr_assert_lt(peer->rto_ns, learned, "rto %lu ns after the timeout",
+		     (unsigned long)peer->rto_ns);
+	receiver_back(lone, 1);
+	free(warm);
+	free(lone);
+	free(again);
 	free(calm);
 	teardown_all();
 }

@@ -99,8 +99,11 @@ void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 	    !srd_seq_lt(psn, peer->tx_next_psn))
 		return;
 	pkt = peer->tx->ring[psn % SRD_TP_WINDOW_MAX];
+	if (!pkt)
+		return;
+	srd_tp_window_hold(peer, pkt, host_delay_ns, ack_rx_ns);
 	/* Karn: a resent packet's echo may be for either copy. */
-	if (!pkt || pkt->retries || ack_rx_ns <= pkt->sent_ns)
+	if (pkt->retries || ack_rx_ns <= pkt->sent_ns)
 		return;
 	rtt = ack_rx_ns - pkt->sent_ns;
 	/* A host delay longer than the whole round trip is an echo that

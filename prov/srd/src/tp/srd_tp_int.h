@@ -198,6 +198,11 @@ static inline void srd_tp_rtt_max_note(struct srd_tp_peer_tx *tx,
 		tx->rtt_max_at_ns = now;
 	}
 }
+/* An ack's delay echo of a packet still in flight: the receiver's hold
+ * raises the stall allowance (spec 5.8). */
+void srd_tp_window_hold(struct srd_tp_peer *peer,
+			const struct srd_tp_pkt *pkt, uint64_t hold_ns,
+			uint64_t ack_rx_ns);
 /* An ack's delay echo: the network RTT of one packet (spec 5.14). */
 void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 			 uint32_t psn, uint64_t host_delay_ns,

@@ -467,7 +467,12 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 	}
 	if (peer_silent) {
 		srd_tp_cc_on_timeout(tp, peer, now);
-		peer->rto_ns = 2 * tp_timer_rto(peer);
+		/* The RTO backs off, not the stall allowance: the timer
+		 * already waits that long, and doubling from it (4 ms, 8,
+		 * 16 ...) made one receiver stall on the fault bed a timer
+		 * of tens of milliseconds, which a tail lost in a black
+		 * hole then waited out (153 ms). */
+		peer->rto_ns *= 2;
 		if (peer->rto_ns > SRD_TP_RTO_MAX_NS)
 			peer->rto_ns = SRD_TP_RTO_MAX_NS;
 	} else {
@@ -562,28 +567,61 @@ static inline uint64_t tp_stall_decayed(const struct srd_tp_peer_tx *tx,
  * left alone: a stalled receiver stalls every path at once, and that
  * rule judges paths against each other.
  */
+static void tp_stall_raise(struct srd_tp_peer_tx *tx, uint64_t waited,
+			   uint64_t now)
+{
+	uint64_t allow = waited * 3 / 2;
+
+	if (allow > SRD_TP_STALL_MAX_NS)
+		allow = SRD_TP_STALL_MAX_NS;
+	if (allow >= tp_stall_decayed(tx, now)) {
+		tx->stall_ns = allow;
+		tx->stall_at_ns = now;
+		tx->stall_now_ns = allow;
+	}
+}
+
 static void tp_stall_learn(struct srd_tp_peer *peer,
 			   const struct srd_tp_pkt *pkt, uint64_t now,
 			   uint64_t at)
 {
 	struct srd_tp_peer_tx *tx = peer->tx;
-	uint64_t allow;
 
 	/* Only the first packet acked counts: an original acked later was
 	 * held on a slow path, which the timer must not learn to wait for;
 	 * and a resend (a probe) is acked for either copy: the acks that
 	 * the network lost come back with the resend's. */
 	if (!pkt->retries && pkt->first_sent_ns <= tx->silent_since_ns &&
-	    at > tx->silent_since_ns) {
-		allow = (at - tx->silent_since_ns) * 3 / 2;
-		if (allow > SRD_TP_STALL_MAX_NS)
-			allow = SRD_TP_STALL_MAX_NS;
-		if (allow >= tp_stall_decayed(tx, now)) {
-			tx->stall_ns = allow;
-			tx->stall_at_ns = now;
-		}
-	}
+	    at > tx->silent_since_ns)
+		tp_stall_raise(tx, at - tx->silent_since_ns, now);
 	tx->silent_since_ns = 0;
+}
+
+/*
+ * The receiver's own word for a stall, before any timer misjudged it: an
+ * ack's delay echo says how long the receiver held the packet it names
+ * (from the kernel's arrival stamp to the ack, spec 5.14), whichever
+ * copy that was.  A hold longer than the timer would wait is a receiver
+ * or host off the CPU (an oversubscribed host, an application busy
+ * between polls): the allowance then covers it and a round trip, so the
+ * next such hold times nothing out.  On such hosts the timeouts of
+ * lossless traffic, each a needless resend and a window cut, came from
+ * holds the timer learnt of only after firing, or never, when probes
+ * had made the ack ambiguous (a lone message to a rank off the CPU).
+ * The packet must still be waiting for its ack: an echo of one that a
+ * piggybacked ack covered long ago measures nothing.
+ */
+void srd_tp_window_hold(struct srd_tp_peer *peer,
+			const struct srd_tp_pkt *pkt, uint64_t hold_ns,
+			uint64_t ack_rx_ns)
+{
+	uint64_t waited = hold_ns + peer->tx->base_rtt_ns;
+
+	if (ack_rx_ns <= pkt->first_sent_ns ||
+	    hold_ns >= ack_rx_ns - pkt->first_sent_ns)
+		return;
+	if (waited * 3 / 2 > tp_timer_rto(peer))
+		tp_stall_raise(peer->tx, waited, ack_rx_ns);
 }
 
 static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
