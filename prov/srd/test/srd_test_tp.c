@@ -1363,6 +1363,7 @@ Test(tp, a_receivers_hold_is_learnt_from_its_echo)
 {
 	struct test_pkt *warm, *lone = make_pkts(1, 200);
 	struct test_pkt *again = make_pkts(1, 200);
+	struct test_pkt *longer = make_pkts(1, 200);
 	struct test_pkt *calm = make_pkts(64, 200);
 	struct srd_tp_peer *peer = warm_peer(4, &warm);
 	uint64_t learned, timeouts, probes;
@@ -1391,17 +1392,18 @@ Test(tp, a_receivers_hold_is_learnt_from_its_echo)
 	 * stall seen, and the one after four times). */
 	calm_traffic(peer, calm, 64);
 	timeouts = nodes[0].tp.cnt.retx_timeout;
-	pair_rearm(lone, 1);
-	send_burst(0, 1, lone, 1);
+	pair_rearm(longer, 0);
+	send_burst(0, 1, longer, 1);
 	/* the probes' copies restart the wait, 440 us in */
 	run_sender_only(learned + 1000 * SRD_NS_PER_US);
 	cr_assert_geq(nodes[0].tp.cnt.retx_timeout, timeouts + 1);
 	cr_assert_lt(peer->rto_ns, learned, "rto %lu ns after the timeout",
 		     (unsigned long)peer->rto_ns);
-	receiver_back(lone, 1);
+	receiver_back(longer, 1);
 	free(warm);
 	free(lone);
 	free(again);
+	free(longer);
 	free(calm);
 	teardown_all();
 }

@@ -101,7 +101,7 @@ void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 	pkt = peer->tx->ring[psn % SRD_TP_WINDOW_MAX];
 	if (!pkt)
 		return;
-	srd_tp_window_hold(peer, pkt, host_delay_ns, ack_rx_ns);
+	srd_tp_window_hold(tp, peer, pkt, host_delay_ns, ack_rx_ns);
 	/* Karn: a resent packet's echo may be for either copy. */
 	if (pkt->retries || ack_rx_ns <= pkt->sent_ns)
 		return;

@@ -200,7 +200,7 @@ static inline void srd_tp_rtt_max_note(struct srd_tp_peer_tx *tx,
 }
 /* An ack's delay echo of a packet still in flight: the receiver's hold
  * raises the stall allowance (spec 5.8). */
-void srd_tp_window_hold(struct srd_tp_peer *peer,
+void srd_tp_window_hold(struct srd_tp *tp, struct srd_tp_peer *peer,
 			const struct srd_tp_pkt *pkt, uint64_t hold_ns,
 			uint64_t ack_rx_ns);
 /* An ack's delay echo: the network RTT of one packet (spec 5.14). */

@@ -298,6 +298,10 @@ void srd_tp_ack_note_piggyback(struct srd_tp *tp, struct srd_tp_peer *peer)
 	peer->rx_unacked = 0;
 	peer->ack_now = false;
 	srd_dlist_remove(&peer->ack_entry);
+	/* The newest packet is acked now: a later ack (of a duplicate, say,
+	 * if this one is lost) must not echo the time since as its hold,
+	 * which the sender would take for a receiver off the CPU. */
+	peer->rx_newest_ns = 0;
 	/* The deadline stays armed; firing with nothing owed is harmless
 	 * and cheaper than re-keying the timer heap on every send. */
 }

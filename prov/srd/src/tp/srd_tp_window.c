@@ -480,8 +480,9 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 	}
 	/* From the second silent timeout in a row, its resend goes now even
 	 * when the window is full: the packets that fill it are most likely
-	 * lost too.  Waiting for room would wait for the next timeout, twice
-	 * as long, which marks one more lost and again sends nothing: an
+	 * lost too.  Waiting for room would wait for the next timeout (the
+	 * RTO doubled, or the stall allowance), which marks one more lost
+	 * and again sends nothing: an
 	 * incast that overflowed a queue stalled its senders for tens of
 	 * milliseconds (seen in srd_sim).  Not on the first: a receiver off
 	 * the CPU for a moment answers the originals, and an ack before any
@@ -600,18 +601,18 @@ static void tp_stall_learn(struct srd_tp_peer *peer,
 /*
  * The receiver's own word for a stall, before any timer misjudged it: an
  * ack's delay echo says how long the receiver held the packet it names
- * (from the kernel's arrival stamp to the ack, spec 5.14), whichever
- * copy that was.  A hold longer than the timer would wait is a receiver
- * or host off the CPU (an oversubscribed host, an application busy
- * between polls): the allowance then covers it and a round trip, so the
- * next such hold times nothing out.  On such hosts the timeouts of
+ * (from the kernel's arrival stamp to its first ack, spec 5.14),
+ * whichever copy that was.  A hold that, with a round trip and half as
+ * long again, outlasts the timer is a receiver or host off the CPU (an
+ * oversubscribed host, an application busy between polls): that is
+ * then the allowance, so the next such hold times nothing out.  On such hosts the timeouts of
  * lossless traffic, each a needless resend and a window cut, came from
  * holds the timer learnt of only after firing, or never, when probes
  * had made the ack ambiguous (a lone message to a rank off the CPU).
  * The packet must still be waiting for its ack: an echo of one that a
  * piggybacked ack covered long ago measures nothing.
  */
-void srd_tp_window_hold(struct srd_tp_peer *peer,
+void srd_tp_window_hold(struct srd_tp *tp, struct srd_tp_peer *peer,
 			const struct srd_tp_pkt *pkt, uint64_t hold_ns,
 			uint64_t ack_rx_ns)
 {
@@ -620,8 +621,10 @@ void srd_tp_window_hold(struct srd_tp_peer *peer,
 	if (ack_rx_ns <= pkt->first_sent_ns ||
 	    hold_ns >= ack_rx_ns - pkt->first_sent_ns)
 		return;
+	/* stamped with the clock the decay is read with, not the ack's
+	 * arrival stamp, which is older than now */
 	if (waited * 3 / 2 > tp_timer_rto(peer))
-		tp_stall_raise(peer->tx, waited, ack_rx_ns);
+		tp_stall_raise(peer->tx, waited, srd_tp_now(tp));
 }
 
 static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
