@@ -377,9 +377,10 @@ echo "mpi_suite: provider=$prov mode=$mode quick=$quick hosts=$hosts" \
 t_start=$(date +%s)
 
 if [ "$hosts" = 1 ]; then
-	# one rank per namespace: each must report its own host name
+	# one rank per namespace: each must report its own host name (on
+	# stdout; the launcher's own warnings go to stderr, shown on failure)
 	got=$(timeout -k 10 60 "${launch[@]}" "${base[@]}" -np "$nhosts" \
-		hostname 2>&1 | sort | tr '\n' ' ')
+		hostname 2>"$tmp/hosts.err" | sort | tr '\n' ' ')
 	want=$(for ((i = 0; i < nhosts; i++)); do echo "${nsprefix}h$i"; done |
 		sort | tr '\n' ' ')
 	if [ "$got" = "$want" ]; then
@@ -387,6 +388,7 @@ if [ "$hosts" = 1 ]; then
 		npass=$((npass + 1))
 	else
 		echo "FAIL hosts: expected ranks on $want, got: $got"
+		sed 's/^/  stderr: /' "$tmp/hosts.err"
 		nfail=$((nfail + 1))
 		failed+=(hosts)
 	fi
