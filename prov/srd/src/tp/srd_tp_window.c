@@ -482,13 +482,13 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 	 * when the window is full: the packets that fill it are most likely
 	 * lost too.  Waiting for room would wait for the next timeout (the
 	 * RTO doubled, or the stall allowance), which marks one more lost
-	 * and again sends nothing: an
-	 * incast that overflowed a queue stalled its senders for tens of
-	 * milliseconds (seen in srd_sim).  Not on the first: a receiver off
-	 * the CPU for a moment answers the originals, and an ack before any
-	 * resend proves the timeout spurious and undoes its cut; resending
-	 * at once on every timeout ruined that, and on an oversubscribed
-	 * host each spurious timeout then cut the window for good. */
+	 * and again sends nothing: an incast that overflowed a queue
+	 * stalled its senders for tens of milliseconds (seen in srd_sim).
+	 * Not on the first: a receiver off the CPU for a moment answers the
+	 * originals, and an ack before any resend proves the timeout
+	 * spurious and undoes its cut; resending at once on every timeout
+	 * ruined that, and on an oversubscribed host each spurious timeout
+	 * then cut the window for good. */
 	if (peer_silent && peer->tx->rto_streak >= 2 && !tp_cwnd_open(peer) &&
 	    !srd_dlist_empty(&peer->tx->lost) && !tp_rnr_waiting(peer, now))
 		tp_resend_lost_head(tp, peer, now);
@@ -605,10 +605,11 @@ static void tp_stall_learn(struct srd_tp_peer *peer,
  * whichever copy that was.  A hold that, with a round trip and half as
  * long again, outlasts the timer is a receiver or host off the CPU (an
  * oversubscribed host, an application busy between polls): that is
- * then the allowance, so the next such hold times nothing out.  On such hosts the timeouts of
- * lossless traffic, each a needless resend and a window cut, came from
- * holds the timer learnt of only after firing, or never, when probes
- * had made the ack ambiguous (a lone message to a rank off the CPU).
+ * then the allowance, so the next such hold times nothing out.  On such
+ * hosts the timeouts of lossless traffic, each a needless resend and a
+ * window cut, came from holds the timer learnt of only after firing, or
+ * never, when probes had made the ack ambiguous (a lone message to a
+ * rank off the CPU).
  * The packet must still be waiting for its ack: an echo of one that a
  * piggybacked ack covered long ago measures nothing.
  */
