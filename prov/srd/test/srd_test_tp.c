@@ -1081,17 +1081,75 @@ struct path_log {
 
 static void path_log_tap(void *arg, const union srd_wire_addr *src,
 			 const union srd_wire_addr *dst, const void *buf,
-			 size_t len)
+			 size_t len, bool ctrl)
 {
 	struct path_log *log = arg;
 	const struct srd_base_hdr *base = buf;
 
 	(void)dst;
+	(void)ctrl;
 	if (len >= sizeof(*base) && base->type == log->type &&
 	    srd_wire_addr_port(src) ==
 		    srd_wire_addr_port(&nodes[log->node].wire->addr) &&
 	    log->n < 512)
 		log->path[log->n++] = base->path;
+}
+
+/* What a tap saw of each packet type, posted as control or as data. */
+struct class_log {
+	uint32_t ctrl[SRD_PKT_TYPE_MAX], data[SRD_PKT_TYPE_MAX];
+};
+
+static void class_log_tap(void *arg, const union srd_wire_addr *src,
+			  const union srd_wire_addr *dst, const void *buf,
+			  size_t len, bool ctrl)
+{
+	struct class_log *log = arg;
+	const struct srd_base_hdr *base = buf;
+
+	(void)src;
+	(void)dst;
+	cr_assert_geq(len, sizeof(*base));
+	cr_assert_lt(base->type, SRD_PKT_TYPE_MAX);
+	if (ctrl)
+		log->ctrl[base->type]++;
+	else
+		log->data[base->type]++;
+}
+
+/* Every unsequenced packet (handshake, ack, probe, echo, cookie) is
+ * posted as a control datagram, which a host queue may send ahead of
+ * data, and every sequenced one, resends included, as data: a data
+ * packet marked control would overtake its path's earlier packets and
+ * fake the reordering that proves a loss (spec 5.18). */
+Test(tp, control_packets_are_posted_as_control_data_as_data)
+{
+	static struct class_log log;
+	struct test_pkt *pkts;
+
+	setup_net(50000, 0, 0);
+	node_open(0, 4, SRD_NS_PER_S);
+	node_open(1, 4, SRD_NS_PER_S);
+	srd_memnet_set_tap(net, class_log_tap, &log);
+	pkts = run_transfer(300, SRD_NS_PER_S);
+	srd_memnet_set_tap(net, NULL, NULL);
+	assert_exactly_once(pkts, 300);
+	cr_assert_gt(nodes[0].tp.cnt.retx_fast + nodes[0].tp.cnt.retx_timeout +
+		     nodes[0].tp.cnt.retx_probe, 0, "no resend to check");
+	for (int t = 0; t < SRD_PKT_TYPE_MAX; t++) {
+		if (t < SRD_PKT_RELIABLE_MIN)
+			cr_assert_eq(log.data[t], 0, "type %d posted as data",
+				     t);
+		else
+			cr_assert_eq(log.ctrl[t], 0,
+				     "type %d posted as control", t);
+	}
+	cr_assert_gt(log.ctrl[SRD_PKT_HS_REQ], 0);
+	cr_assert_gt(log.ctrl[SRD_PKT_HS_RESP], 0);
+	cr_assert_gt(log.ctrl[SRD_PKT_ACK], 0);
+	cr_assert_gt(log.data[SRD_PKT_EAGER], 300, "resends not seen");
+	free(pkts);
+	teardown_all();
 }
 
 /* An ack that the delayed-ack timer sends is the last for a while (a

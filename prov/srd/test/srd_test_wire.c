@@ -606,6 +606,111 @@ static void expect_ports_in(const struct srd_wire *w, int from, int low,
 			  w->path_ports[i], low, high);
 }
 
+/* A plain socket on family's loopback that reports each datagram's TOS
+ * (IPv6: traffic class). */
+static int tos_socket(int family, union srd_wire_addr *addr)
+{
+	socklen_t len = family == AF_INET ? sizeof(addr->sin) :
+		       sizeof(addr->sin6);
+	int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK, 0), on = 1;
+
+	cr_assert_geq(fd, 0);
+	memset(addr, 0, sizeof(*addr));
+	addr->sa.sa_family = (sa_family_t)family;
+	if (family == AF_INET)
+		addr->sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	else
+		addr->sin6.sin6_addr = in6addr_loopback;
+	cr_assert_eq(bind(fd, &addr->sa, len), 0);
+	cr_assert_eq(getsockname(fd, &addr->sa, &len), 0);
+	cr_assert_eq(family == AF_INET ?
+		     setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &on, sizeof(on)) :
+		     setsockopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &on,
+				sizeof(on)), 0);
+	return fd;
+}
+
+/* The next datagram on fd: its first byte, and its TOS in *tos. */
+static int tos_recv(int fd, int *tos)
+{
+	uint8_t buf[2048], ctl[128];
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	cr_assert_eq(poll(&pfd, 1, 5000), 1, "no datagram");
+	cr_assert_geq(recvmsg(fd, &h, 0), 1);
+	*tos = -1;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c))
+		if ((c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS))
+			*tos = *(uint8_t *)CMSG_DATA(c);
+		else if (c->cmsg_level == IPPROTO_IPV6 &&
+			 c->cmsg_type == IPV6_TCLASS)
+			memcpy(tos, CMSG_DATA(c), sizeof(int));
+	return buf[0];
+}
+
+/* Control datagrams leave with the wire's ctrl_tos, data with 0, in one
+ * post, and a control datagram never rides in a data packet's segmented
+ * run (the run before it and the one after it are each data only). */
+static void ctrl_marked(int family, uint8_t ctrl_tos)
+{
+	struct srd_wire_udp_attr attr = { .npaths = 2, .gso = true,
+					  .sockbuf_bytes = 1 << 20,
+					  .ctrl_tos = ctrl_tos };
+	static const bool ctrl[6] = { false, false, true, false, false, true };
+	uint8_t bufs[6][1000];
+	struct iovec iov[6];
+	struct srd_wire_tx tx[6];
+	union srd_wire_addr to;
+	struct srd_wire *w;
+	int fd = tos_socket(family, &to), tos;
+
+	attr.bind.sa.sa_family = (sa_family_t)family;
+	if (family == AF_INET)
+		attr.bind.sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	else
+		attr.bind.sin6.sin6_addr = in6addr_loopback;
+	cr_assert_eq(srd_wire_udp_open(&attr, &w), 0);
+	for (int i = 0; i < 6; i++) {
+		memset(bufs[i], i, sizeof(bufs[i]));
+		iov[i] = (struct iovec){ bufs[i], sizeof(bufs[i]) };
+		tx[i] = (struct srd_wire_tx){ .dst = &to, .path = 1,
+					      .iovcnt = 1, .iov = &iov[i],
+					      .ctrl = ctrl[i] };
+	}
+	cr_assert_eq(w->ops->post(w, tx, 6), 6);
+	for (int i = 0; i < 6; i++) {
+		cr_assert_eq(tos_recv(fd, &tos), i, "datagrams out of order");
+		cr_assert_eq(tos, ctrl[i] ? ctrl_tos : 0,
+			     "datagram %d (%s): TOS 0x%x", i,
+			     ctrl[i] ? "control" : "data", tos);
+	}
+	w->ops->close(w);
+	close(fd);
+}
+
+Test(wire_udp, control_datagrams_carry_the_ctrl_tos, .timeout = 30)
+{
+	ctrl_marked(AF_INET, SRD_WIRE_CTRL_TOS_DEFAULT);
+	ctrl_marked(AF_INET, 0x28);
+	ctrl_marked(AF_INET, 0);
+	ctrl_marked(AF_INET6, SRD_WIRE_CTRL_TOS_DEFAULT);
+}
+
+/* The two low bits are ECN's: a wire asked to set them is refused. */
+Test(wire_udp, ctrl_tos_with_ecn_bits_is_refused)
+{
+	struct srd_wire_udp_attr attr = { .npaths = 1, .ctrl_tos = 0x11 };
+	struct srd_wire *w = NULL;
+
+	attr.bind.sin.sin_family = AF_INET;
+	attr.bind.sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_eq(srd_wire_udp_open(&attr, &w), -EINVAL);
+	cr_assert_null(w);
+}
+
 /* Every socket binds in the range, a port the caller names is kept, a
  * range too small for another endpoint fails its open with EADDRINUSE,
  * and datagrams leave each path from that path's port, intact. */

@@ -448,6 +448,7 @@ static int ep_open_wire(struct srd_ep *ep, const union srd_wire_addr *addr)
 		.sockbuf_bytes = (uint32_t)srd_params.sockbuf,
 		.gso = srd_params.gso != 0,
 		.gro = srd_params.gro != 0,
+		.ctrl_tos = (uint8_t)srd_params.ctrl_tos,
 		.port_low = (uint16_t)srd_params.port_low,
 		.port_high = (uint16_t)srd_params.port_high,
 	};

@@ -41,6 +41,7 @@ struct srd_params srd_params = {
 	.path_recycle = 1,
 	.gso = 1,
 	.gro = 1,
+	.ctrl_tos = SRD_WIRE_CTRL_TOS_DEFAULT,
 	.stats_interval_ms = 100,
 	.progress_thread = 1,
 	.progress_idle_us = 1000,
@@ -198,6 +199,13 @@ static const struct srd_param_def srd_param_table[] = {
 	P_BOOL("gro", gro,
 	       "UDP wire: let the kernel coalesce received packets of one "
 	       "path (UDP_GRO) and split them after one system call"),
+	P_INT("ctrl_tos", ctrl_tos, 0, 255,
+	      "UDP wire: TOS byte (IPv6: traffic class) of the transport's "
+	      "control datagrams (acks, handshakes, path probes), so that a "
+	      "queue that honours it sends them ahead of data: on IPv4 the "
+	      "kernel maps it to the interface queue's band (16, low delay: "
+	      "pfifo_fast's and prio's first); 0: marked as data is; the two "
+	      "ECN bits (0x03) must be 0"),
 	P_BOOL("stats", stats,
 	       "Print the endpoint's transport, peer and path counters to "
 	       "stderr when it closes"),
@@ -391,6 +399,17 @@ static void params_check_port_range(void)
 	srd_params.port_low = srd_params.port_high = 0;
 }
 
+/* The low two bits of the TOS byte are ECN's, not ours to set. */
+static void params_check_ctrl_tos(void)
+{
+	if (!(srd_params.ctrl_tos & 3))
+		return;
+	SRD_WARN(FI_LOG_CORE, "FI_SRD_CTRL_TOS=%d refused (the two ECN bits, "
+		 "0x03, must be 0); using %d\n", srd_params.ctrl_tos,
+		 SRD_WIRE_CTRL_TOS_DEFAULT);
+	srd_params.ctrl_tos = SRD_WIRE_CTRL_TOS_DEFAULT;
+}
+
 void srd_params_load(void)
 {
 	for (size_t i = 0; i < SRD_PARAMS_COUNT; i++)
@@ -398,4 +417,5 @@ void srd_params_load(void)
 	for (size_t i = 0; i < SRD_PARAMS_COUNT; i++)
 		param_read(&srd_param_table[i]);
 	params_check_port_range();
+	params_check_ctrl_tos();
 }

@@ -35,6 +35,7 @@ struct srd_params {
 	int path_recycle;		/* bool: reuse the paths that deliver fast */
 	int gso;			/* bool: UDP segmentation offload */
 	int gro;			/* bool: UDP receive coalescing */
+	int ctrl_tos;			/* TOS of control datagrams; 0: none */
 	int stats;			/* bool: print counters at close */
 	char *stats_dir;		/* snapshot files for srd_stat */
 	int stats_interval_ms;

@@ -166,6 +166,7 @@ int srd_tp_post_addr(struct srd_tp *tp, const union srd_wire_addr *dst,
 		.path = path,
 		.iovcnt = (uint16_t)iovcnt,
 		.iov = iov,
+		.ctrl = true,	/* every unsequenced packet (spec 5.18) */
 	};
 	int ret;
 
@@ -201,6 +202,7 @@ void srd_tp_tx_stage(struct srd_tp *tp, struct srd_tp_peer *peer,
 	tx->path = pkt->path;
 	tx->iovcnt = pkt->iovcnt;
 	tx->iov = pkt->iov;
+	tx->ctrl = false;
 	if (tp->auth) {
 		/* sealed as staged: the header is final (a resend restages) */
 		assert(pkt->iovcnt < SRD_WIRE_IOV_MAX);

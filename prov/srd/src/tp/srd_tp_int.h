@@ -23,6 +23,8 @@
 /* srd_tp.c */
 void srd_tp_fill_base(struct srd_tp *tp, struct srd_tp_peer *peer,
 		      struct srd_base_hdr *base, uint8_t type, uint16_t path);
+/* One unsequenced packet (ack, handshake, probe, echo), at once and as
+ * a control datagram (srd_wire_tx.ctrl, spec 5.18). */
 int srd_tp_post_raw(struct srd_tp *tp, struct srd_tp_peer *peer,
 		    const struct iovec *iov, int iovcnt, uint16_t path);
 /* The same to an address that has no peer state (a cookie). */

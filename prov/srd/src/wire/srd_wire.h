@@ -66,6 +66,11 @@ struct srd_wire_tx {
 	uint16_t path;
 	uint16_t iovcnt;
 	const struct iovec *iov;
+	/* A control datagram (ack, handshake, probe: spec 5.18): the wire
+	 * asks the host to send it ahead of data where it can (UDP: the
+	 * FI_SRD_CTRL_TOS byte, which the kernel's qdisc maps to a band);
+	 * false for the transport's sequenced packets. */
+	bool ctrl;
 };
 
 struct srd_wire_rx {
@@ -163,6 +168,10 @@ static inline uint16_t srd_wire_rail_paths(const struct srd_wire *wire)
 int srd_wire_rails_open(struct srd_wire **rails, unsigned nrails,
 			struct srd_wire **wire);
 
+/* IPTOS_LOWDELAY: the band Linux's default pfifo_fast (and prio's
+ * default priomap) serves first. */
+#define SRD_WIRE_CTRL_TOS_DEFAULT	0x10
+
 struct srd_wire_udp_attr {
 	union srd_wire_addr bind;	/* IP and port (0: any free port) */
 	uint16_t npaths;
@@ -175,6 +184,9 @@ struct srd_wire_udp_attr {
 	 * the application named is kept for the receiving socket even
 	 * outside the range; the path sockets take ports in it. */
 	uint16_t port_low, port_high;
+	/* IPv4 TOS / IPv6 traffic class of control datagrams (tx.ctrl);
+	 * 0: sent as data is.  The ECN bits must be 0. */
+	uint8_t ctrl_tos;
 };
 int srd_wire_udp_open(const struct srd_wire_udp_attr *attr,
 		      struct srd_wire **wire);

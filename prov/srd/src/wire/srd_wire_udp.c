@@ -63,9 +63,11 @@ union srd_udp_ctl {
 		    CMSG_SPACE(sizeof(int))];
 };
 
-union srd_udp_gso_ctl {
+/* A sent message's ancillary data: its segment size (UDP_SEGMENT) and
+ * a control datagram's TOS or traffic class. */
+union srd_udp_tx_ctl {
 	struct cmsghdr align;
-	uint8_t buf[CMSG_SPACE(sizeof(uint16_t))];
+	uint8_t buf[CMSG_SPACE(sizeof(uint16_t)) + CMSG_SPACE(sizeof(int))];
 };
 
 struct srd_wire_udp {
@@ -79,6 +81,9 @@ struct srd_wire_udp {
 	uint64_t rx_errors;		/* recvmmsg failures (EAGAIN aside) */
 	bool gso;			/* UDP_SEGMENT sends work */
 	bool gro;			/* the receiving socket coalesces */
+	/* Control datagrams' TOS (0: none) and the cmsg that sets it for
+	 * the sockets' family: IP_TOS or IPV6_TCLASS. */
+	int ctrl_tos, ctrl_level, ctrl_type;
 	/* recvmmsg vectors, built once: a poll that finds nothing (most of
 	 * them, while an application spins on its CQ) costs one system
 	 * call and no set-up */
@@ -97,7 +102,7 @@ struct srd_wire_udp {
 	/* sendmmsg vectors, filled per post */
 	struct mmsghdr tx_msgs[SRD_UDP_TX_BATCH];
 	int tx_first[SRD_UDP_TX_BATCH];		/* first tx of each message */
-	union srd_udp_gso_ctl tx_ctl[SRD_UDP_TX_BATCH];
+	union srd_udp_tx_ctl tx_ctl[SRD_UDP_TX_BATCH];
 	struct iovec tx_iov[SRD_UDP_TX_IOV];
 	/* CLOCK_REALTIME minus CLOCK_MONOTONIC, to turn the kernel's
 	 * receive stamps into our clock; re-read every SRD_UDP_OFFSET_NS */
@@ -128,11 +133,52 @@ static inline bool udp_gso_joins(const struct srd_wire_tx *first,
 				 size_t seg, size_t last, size_t total,
 				 int segs)
 {
-	return tx->path == first->path && last == seg && len <= seg &&
+	return tx->path == first->path && tx->ctrl == first->ctrl &&
+	       last == seg && len <= seg &&
 	       segs < SRD_UDP_GSO_SEGS_MAX &&
 	       total + len <= SRD_UDP_MAX_PAYLOAD &&
 	       (tx->dst == first->dst ||
 		srd_wire_addr_equal(tx->dst, first->dst));
+}
+
+/* Message k of m carries more than one datagram (i: the tx after the
+ * last message). */
+static inline bool udp_tx_segmented(const struct srd_wire_udp *udp, int k,
+				    int m, int i)
+{
+	return (k + 1 < m ? udp->tx_first[k + 1] : i) - udp->tx_first[k] > 1;
+}
+
+/* Message m's ancillary data: the segment size of a segmented run
+ * (seg > 1), the control TOS (spec 5.18); none: no control buffer. */
+static void udp_tx_cmsgs(struct srd_wire_udp *udp, int m, uint16_t seg,
+			 bool ctrl)
+{
+	struct msghdr *h = &udp->tx_msgs[m].msg_hdr;
+	struct cmsghdr *c;
+	size_t len = 0;
+
+	h->msg_control = udp->tx_ctl[m].buf;
+	h->msg_controllen = sizeof(udp->tx_ctl[m].buf);
+	c = CMSG_FIRSTHDR(h);
+	if (seg > 1) {
+		c->cmsg_level = SOL_UDP;
+		c->cmsg_type = UDP_SEGMENT;
+		c->cmsg_len = CMSG_LEN(sizeof(seg));
+		memcpy(CMSG_DATA(c), &seg, sizeof(seg));
+		len += CMSG_SPACE(sizeof(seg));
+		c = CMSG_NXTHDR(h, c);
+	}
+	if (ctrl) {
+		c->cmsg_level = udp->ctrl_level;
+		c->cmsg_type = udp->ctrl_type;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &udp->ctrl_tos, sizeof(int));
+		len += CMSG_SPACE(sizeof(int));
+	}
+	h->msg_controllen = len;
+	if (!len)
+		h->msg_control = NULL;
 }
 
 /* Fills message m with tx[0..] from iov slot *niov: one datagram, or a
@@ -166,21 +212,8 @@ static int udp_tx_msg(struct srd_wire_udp *udp, int m,
 	h->msg_iov = &udp->tx_iov[first_iov];
 	h->msg_iovlen = (size_t)(*niov - first_iov);
 	h->msg_flags = 0;
-	if (k > 1) {
-		struct cmsghdr *c;
-		uint16_t seg16 = (uint16_t)seg;
-
-		h->msg_control = udp->tx_ctl[m].buf;
-		h->msg_controllen = sizeof(udp->tx_ctl[m].buf);
-		c = CMSG_FIRSTHDR(h);
-		c->cmsg_level = SOL_UDP;
-		c->cmsg_type = UDP_SEGMENT;
-		c->cmsg_len = CMSG_LEN(sizeof(seg16));
-		memcpy(CMSG_DATA(c), &seg16, sizeof(seg16));
-	} else {
-		h->msg_control = NULL;
-		h->msg_controllen = 0;
-	}
+	udp_tx_cmsgs(udp, m, k > 1 ? (uint16_t)seg : 0,
+		     tx[0].ctrl && udp->ctrl_tos);
 	return k;
 }
 
@@ -296,7 +329,7 @@ static int udp_post_path(struct srd_wire_udp *udp,
 		udp->wire.tx_calls++;
 		if (sent > 0)
 			continue;
-		if (udp->gso && udp->tx_msgs[k].msg_hdr.msg_controllen &&
+		if (udp->gso && udp_tx_segmented(udp, k, m, i) &&
 		    (errno == EIO || errno == EINVAL || errno == ENOPROTOOPT ||
 		     errno == EOPNOTSUPP)) {
 			int err = errno, first = udp->tx_first[k];
@@ -740,7 +773,7 @@ int srd_wire_udp_open(const struct srd_wire_udp_attr *attr,
 
 	if (!srd_wire_addr_len(&attr->bind) || !attr->npaths ||
 	    attr->port_low > attr->port_high ||
-	    (!attr->port_low != !attr->port_high))
+	    (!attr->port_low != !attr->port_high) || (attr->ctrl_tos & 3))
 		return -EINVAL;
 	udp = calloc(1, sizeof(*udp));
 	if (!udp)
@@ -761,6 +794,11 @@ int srd_wire_udp_open(const struct srd_wire_udp_attr *attr,
 	if (ret)
 		goto err;
 	udp_offloads(udp, attr);
+	udp->ctrl_tos = attr->ctrl_tos;
+	udp->ctrl_level = attr->bind.sa.sa_family == AF_INET6 ? IPPROTO_IPV6 :
+			  IPPROTO_IP;
+	udp->ctrl_type = attr->bind.sa.sa_family == AF_INET6 ? IPV6_TCLASS :
+			 IP_TOS;
 	udp->rx_buf_len = udp->gro ? SRD_UDP_GRO_BUF : udp->wire.mtu;
 	udp->rx_batch = udp->gro ? SRD_UDP_RX_BATCH_GRO : SRD_UDP_RX_BATCH;
 	udp->rx_bufs = malloc((size_t)udp->rx_batch * udp->rx_buf_len);

@@ -75,10 +75,10 @@ int srd_memnet_inject(struct srd_memnet *net, const union srd_wire_addr *src,
 		      const union srd_wire_addr *dst, const void *buf,
 		      size_t len);
 /* Called with every datagram a wire posts, before faults apply (a test's
- * packet capture); NULL stops it. */
+ * packet capture), ctrl as posted (srd_wire_tx.ctrl); NULL stops it. */
 typedef void (*srd_memnet_tap_fn)(void *arg, const union srd_wire_addr *src,
 				  const union srd_wire_addr *dst,
-				  const void *buf, size_t len);
+				  const void *buf, size_t len, bool ctrl);
 void srd_memnet_set_tap(struct srd_memnet *net, srd_memnet_tap_fn tap,
 			void *arg);
 int srd_wire_mem_open(struct srd_memnet *net, const union srd_wire_addr *addr,
@@ -103,6 +103,8 @@ struct srd_memnet_pkt_info {
 	const union srd_wire_addr *src, *dst;
 	const uint8_t *data;		/* carry_bytes of it at most */
 	size_t len;
+	bool ctrl;			/* a control datagram: the host may
+					 * send it ahead of data (spec 5.18) */
 };
 void srd_memnet_set_fabric(struct srd_memnet *net,
 			   const struct srd_memnet_fabric_ops *ops, void *arg);

@@ -32,6 +32,7 @@ struct srd_memnet_pkt {
 	uint64_t seq;			/* tie-break: stable order */
 	uint64_t arrived_ns;		/* when it reached the wire's queue */
 	size_t len;
+	bool ctrl;			/* posted as a control datagram */
 	uint8_t data[];
 };
 
@@ -251,6 +252,7 @@ static struct srd_memnet_pkt *memnet_pkt_new(struct srd_memnet *net,
 	pkt->len = len;
 	pkt->src = *src;
 	pkt->dst = *tx->dst;
+	pkt->ctrl = tx->ctrl;
 	pkt->seq = net->seq++;
 	srd_dlist_init(&pkt->entry);
 	srd_heap_node_init(&pkt->node);
@@ -317,7 +319,7 @@ static int mem_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
 		if (net->tap && len <= wire->mtu) {
 			memnet_gather(net->tap_buf, &tx[i], len);
 			net->tap(net->tap_arg, &wire->addr, tx[i].dst,
-				 net->tap_buf, len);
+				 net->tap_buf, len, tx[i].ctrl);
 		}
 		if (net->fabric) {
 			if (len > wire->mtu)
@@ -392,6 +394,7 @@ void srd_memnet_pkt_info(const struct srd_memnet_pkt *pkt,
 	info->dst = &pkt->dst;
 	info->data = pkt->data;
 	info->len = pkt->len;
+	info->ctrl = pkt->ctrl;
 }
 
 /* The datagram reaches its wire's queue at time at (or is dropped when
