@@ -37,6 +37,7 @@ struct opts {
 	uint16_t paths;
 	bool single_only, spray_only;
 	uint32_t host_window, window, cwnd_init, rx_grant, path_recycle;
+	uint32_t nic_bands;
 	uint64_t rto_min_us, cc_target_us, path_step_us;
 	uint32_t msg_kb, msgs;
 	enum fault fault;
@@ -292,7 +293,7 @@ static int run_one(const struct opts *o, uint32_t size, uint16_t paths,
 		.per_leaf = o->per_leaf,
 		.host_gbps = o->host_gbps, .fabric_gbps = o->fabric_gbps,
 		.prop_ns = o->prop_ns, .queue_bytes = o->queue_kb * 1024,
-		.seed = o->seed,
+		.seed = o->seed, .nic_bands = o->nic_bands != 0,
 	};
 	struct sim_host_cfg hcfg = {
 		.paths = paths, .host_window = o->host_window,
@@ -728,6 +729,8 @@ static void usage(void)
 "  --rx-grant N (64: packets a receiver shares among its senders; 0: off)\n"
 "  --cc-target-us N (25) --path-step-us N (50)\n"
 "  --path-recycle 0|1 (1: reuse the paths of packets acked fast)\n"
+"  --nic-bands 0|1 (1: a host's NIC sends control packets before its\n"
+"                  queued data, as pfifo_fast does for FI_SRD_CTRL_TOS)\n"
 "  --host-window N (128 packets posted per host)\n"
 "  --msg-kb N --msgs N  --fault blackhole|loss|ratedrop --loss-pct N (10)\n"
 "  --fail-at-us N (200) --end-ms N (run limit, virtual; 100)\n"
@@ -763,7 +766,7 @@ int main(int argc, char **argv)
 		{ "seed", 1, 0, 'z' }, { "out", 1, 0, 'o' },
 		{ "name", 1, 0, 'n' },
 		{ "path-step-us", 1, 0, 'T' }, { "rx-grant", 1, 0, 'R' },
-		{ "path-recycle", 1, 0, 'Y' },
+		{ "path-recycle", 1, 0, 'Y' }, { "nic-bands", 1, 0, 'B' },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	struct opts o = {
@@ -773,7 +776,7 @@ int main(int argc, char **argv)
 		.window = 256, .cwnd_init = 32, .rto_min_us = 100,
 		.rx_grant = SRD_TP_RX_GRANT_DEFAULT,
 		.cc_target_us = 25, .path_step_us = 50, .path_recycle = 1,
-		.loss_pct = 10, .fail_at_us = 200,
+		.nic_bands = 1, .loss_pct = 10, .fail_at_us = 200,
 		.end_ms = 100, .seed = 1,
 	};
 	struct result *res;
@@ -837,6 +840,7 @@ int main(int argc, char **argv)
 		case 't': o.cc_target_us = strtoull(optarg, NULL, 0); break;
 		case 'T': o.path_step_us = strtoull(optarg, NULL, 0); break;
 		case 'Y': o.path_recycle = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'B': o.nic_bands = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'W': o.host_window = (uint32_t)atoi(optarg); break;
 		case 'k': o.msg_kb = (uint32_t)atoi(optarg); break;
 		case 'm': o.msgs = (uint32_t)atoi(optarg); break;
@@ -886,11 +890,12 @@ int main(int argc, char **argv)
 	       " %lu ns per link, %lu KiB switch queues; messages %u x %u KiB;"
 	       " transport window %u, cwnd_init %u, rx_grant %u, rto_min %lu µs,"
 	       " cc_target %lu µs, path_step %lu µs, path_recycle %u; %u"
-	       " packets posted per host; MTU 4096\n\n",
+	       " packets posted per host; MTU 4096; host NICs %s\n\n",
 	       sc_names[o.sc], o.seed, o.per_leaf, o.per_leaf / o.oversub,
 	       o.oversub, o.host_gbps, o.fabric_gbps, o.prop_ns, o.queue_kb,
 	       o.msgs, o.msg_kb, o.window, o.cwnd_init, o.rx_grant, o.rto_min_us,
-	       o.cc_target_us, o.path_step_us, o.path_recycle, o.host_window);
+	       o.cc_target_us, o.path_step_us, o.path_recycle, o.host_window,
+	       o.nic_bands ? "control first" : "one FIFO");
 	print_header(&o);
 	for (int i = 0; i < o.nsizes; i++)
 		for (int m = 0; m < 2; m++) {

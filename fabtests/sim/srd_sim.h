@@ -42,6 +42,8 @@ void sim_series_fini(struct sim_series *s);
 
 enum sim_link_kind { SIM_HOST_UP, SIM_HOST_DOWN, SIM_LEAF_UP, SIM_SPINE_DOWN };
 
+struct sim_pkt;
+
 /* One direction of a cable and the output queue in front of it. */
 struct sim_link {
 	uint64_t ps_per_byte;		/* serialisation */
@@ -57,6 +59,14 @@ struct sim_link {
 	struct sim_series *depth;	/* queue depth per bin (monitored) */
 	struct sim_series *offered;	/* data packets offered per bin */
 	struct sim_series *tier;	/* the same, shared by a set of links */
+	/* A host's NIC queue in two bands, control first (spec 5.18):
+	 * packets wait here, not in busy_until's arithmetic, and svc is
+	 * the event that starts the next one when the cable frees. */
+	struct sim_pkt *band_head[2], *band_tail[2];
+	struct sim_pkt *svc;		/* NULL: a FIFO (switch ports) */
+	bool svc_armed;
+	uint64_t band_bytes;		/* queued in both bands */
+	uint64_t ctrl_pkts;		/* control packets it carried */
 };
 
 struct sim_topo {
@@ -65,6 +75,7 @@ struct sim_topo {
 	uint64_t prop_ns;
 	uint64_t queue_bytes;		/* per switch output port */
 	uint64_t seed;
+	bool nic_bands;			/* hosts send control before data */
 };
 
 struct sim_fabric {
@@ -154,6 +165,9 @@ void sim_peer_bytes(const struct sim *sim, uint64_t *npeers, uint64_t *bytes,
 
 /* Send rings the hosts' transports allocated (in use or free). */
 uint64_t sim_rings(const struct sim *sim);
+/* Lets the run settle (2 ms of virtual time: the last acks, delayed
+ * ones), then every host compacts its peers as after FI_SRD_PEER_IDLE_MS
+ * of silence: their mean size and how many gave back everything. */
 void sim_idle_spell(struct sim *sim, uint64_t *bytes, uint64_t *compacted);
 /* Undelivered messages and their senders' state (SRD_SIM_DEBUG). */
 void sim_dump_stuck(const struct sim *sim, FILE *f);

@@ -12,7 +12,13 @@
  * are run in time order, so each queue's depth at an arrival is exactly
  * what the packets before it left there; a packet that would overflow a
  * switch queue is dropped (tail drop).  Hosts' own queues (the NIC) are
- * unbounded: the application's send window bounds them.
+ * unbounded: the application's send window bounds them.  They have two
+ * bands, as Linux's default pfifo_fast does: a packet the transport
+ * posted as control (acks, handshakes, probes; the UDP wire marks them
+ * with FI_SRD_CTRL_TOS, which the kernel maps to pfifo_fast's first
+ * band) goes out before every data packet waiting, after the one on
+ * the cable; within a band, FIFO.  Switch ports stay one FIFO: a fabric
+ * serves a DSCP as its operator configures it, by default alike.
  */
 #include "config.h"
 #include "srd_sim.h"
@@ -32,7 +38,14 @@ struct sim_pkt {
 	uint32_t dst;
 	uint8_t nlinks, hop;		/* hop == nlinks: at the host */
 	bool data;			/* a sequenced (data) packet */
+	bool ctrl;			/* posted as control: band 0 */
+	struct sim_pkt *band_next;	/* in a NIC band */
 };
+
+/* hop of a NIC's service event (link[0]: the link), never a packet's */
+#define SIM_HOP_SVC	0xff
+
+static void nic_fini(struct sim_fabric *fab, struct sim_link *l);
 
 /* --- time series ------------------------------------------------------- */
 
@@ -207,6 +220,7 @@ static void fabric_send(void *arg, struct srd_memnet_pkt *mp, uint16_t path)
 	p->dst = dst;
 	p->data = info.len >= sizeof(struct srd_base_hdr) &&
 		  info.data[1] >= SRD_PKT_RELIABLE_MIN;
+	p->ctrl = info.ctrl;
 	sleaf = src / fab->topo.per_leaf;
 	dleaf = dst / fab->topo.per_leaf;
 	p->nlinks = 0;
@@ -248,10 +262,23 @@ int sim_fabric_init(struct sim_fabric *fab, const struct sim_topo *topo,
 	if (!fab->links)
 		return -ENOMEM;
 	for (i = 0; i < topo->hosts; i++) {
-		link_init(sim_link_host_up(fab, i), topo->host_gbps,
-			  topo->prop_ns, 0);
+		struct sim_link *up = sim_link_host_up(fab, i);
+
+		link_init(up, topo->host_gbps, topo->prop_ns, 0);
 		link_init(sim_link_host_down(fab, i), topo->host_gbps,
 			  topo->prop_ns, topo->queue_bytes);
+		if (!topo->nic_bands)
+			continue;	/* one FIFO, as a switch port */
+		up->svc = calloc(1, sizeof(*up->svc));
+		if (!up->svc) {
+			while (i--)
+				free(sim_link_host_up(fab, i)->svc);
+			free(fab->links);
+			return -ENOMEM;
+		}
+		srd_heap_node_init(&up->svc->node);
+		up->svc->hop = SIM_HOP_SVC;
+		up->svc->link[0] = (uint32_t)(up - fab->links);
 	}
 	for (i = 0; i < topo->leaves * topo->spines; i++) {
 		link_init(sim_link_leaf_up(fab, i / topo->spines,
@@ -274,6 +301,8 @@ void sim_fabric_fini(struct sim_fabric *fab)
 		struct sim_pkt *p = srd_container_of(top, struct sim_pkt, node);
 
 		srd_heap_remove(&fab->events, top);
+		if (p->hop == SIM_HOP_SVC)
+			continue;	/* the NIC's: freed with it */
 		srd_memnet_drop(fab->net, p->mp);
 		free(p);
 	}
@@ -285,6 +314,8 @@ void sim_fabric_fini(struct sim_fabric *fab)
 	}
 	srd_heap_fini(&fab->events);
 	srd_memnet_set_fabric(fab->net, NULL, NULL);
+	for (uint32_t i = 0; i < fab->topo.hosts; i++)
+		nic_fini(fab, sim_link_host_up(fab, i));
 	free(fab->links);
 }
 
@@ -295,12 +326,91 @@ uint64_t sim_fabric_next(const struct sim_fabric *fab)
 	return top ? top->key >> SIM_KEY_SHIFT : UINT64_MAX;
 }
 
+/* p starts on l's cable at now_ps (or when the cable frees) and goes on
+ * to its next hop; returns when its last byte leaves. */
+static uint64_t link_transmit(struct sim_fabric *fab, struct sim_link *l,
+			      struct sim_pkt *p, uint64_t now_ps)
+{
+	uint64_t done_ps = (l->busy_until_ps > now_ps ? l->busy_until_ps :
+			    now_ps) + p->len * l->ps_per_byte;
+
+	l->busy_until_ps = done_ps;
+	l->pkts++;
+	l->bytes += p->len;
+	l->ctrl_pkts += p->ctrl;
+	p->hop++;
+	fabric_schedule(fab, p, (done_ps + 999) / 1000 + l->prop_ns);
+	return done_ps;
+}
+
+/* A NIC's next packet when its cable frees: control band first. */
+static void nic_service(struct sim_fabric *fab, struct sim_link *l,
+			uint64_t now)
+{
+	int band = l->band_head[0] ? 0 : 1;
+	struct sim_pkt *p = l->band_head[band];
+	uint64_t done_ps;
+
+	l->svc_armed = false;
+	if (!p)
+		return;
+	l->band_head[band] = p->band_next;
+	if (!p->band_next)
+		l->band_tail[band] = NULL;
+	l->band_bytes -= p->len;
+	done_ps = link_transmit(fab, l, p, now * 1000);
+	if (l->band_head[0] || l->band_head[1]) {
+		fabric_schedule(fab, l->svc, (done_ps + 999) / 1000);
+		l->svc_armed = true;
+	}
+}
+
+/* p waits in its band of a busy NIC (or goes at once on an idle one). */
+static void nic_enqueue(struct sim_fabric *fab, struct sim_link *l,
+			struct sim_pkt *p, uint64_t now)
+{
+	int band = p->ctrl ? 0 : 1;
+
+	if (l->busy_until_ps <= now * 1000 && !l->svc_armed) {
+		link_transmit(fab, l, p, now * 1000);
+		return;
+	}
+	if (!l->svc_armed) {
+		/* the cable frees then; whatever waits by then goes */
+		fabric_schedule(fab, l->svc, (l->busy_until_ps + 999) / 1000);
+		l->svc_armed = true;
+	}
+	p->band_next = NULL;
+	if (l->band_tail[band])
+		l->band_tail[band]->band_next = p;
+	else
+		l->band_head[band] = p;
+	l->band_tail[band] = p;
+	l->band_bytes += p->len;
+	if (l->band_bytes > l->queue_max)
+		l->queue_max = l->band_bytes;
+}
+
+static void nic_fini(struct sim_fabric *fab, struct sim_link *l)
+{
+	for (int band = 0; band < 2; band++)
+		while (l->band_head[band]) {
+			struct sim_pkt *p = l->band_head[band];
+
+			l->band_head[band] = p->band_next;
+			srd_memnet_drop(fab->net, p->mp);
+			free(p);
+		}
+	free(l->svc);
+	l->svc = NULL;
+}
+
 /* The packet reaches the queue of its next link at now. */
 static void link_arrive(struct sim_fabric *fab, struct sim_pkt *p,
 			uint64_t now)
 {
 	struct sim_link *l = &fab->links[p->link[p->hop]];
-	uint64_t now_ps = now * 1000, queued = 0, done_ps;
+	uint64_t now_ps = now * 1000, queued = 0;
 
 	if (p->data) {
 		l->data_pkts++;
@@ -318,6 +428,10 @@ static void link_arrive(struct sim_fabric *fab, struct sim_pkt *p,
 		}
 		goto drop;
 	}
+	if (l->svc) {
+		nic_enqueue(fab, l, p, now);
+		return;
+	}
 	if (l->busy_until_ps > now_ps)
 		queued = (l->busy_until_ps - now_ps) / l->ps_per_byte;
 	if (l->depth)
@@ -328,13 +442,7 @@ static void link_arrive(struct sim_fabric *fab, struct sim_pkt *p,
 	}
 	if (queued > l->queue_max)
 		l->queue_max = queued;
-	done_ps = (l->busy_until_ps > now_ps ? l->busy_until_ps : now_ps) +
-		  p->len * l->ps_per_byte;
-	l->busy_until_ps = done_ps;
-	l->pkts++;
-	l->bytes += p->len;
-	p->hop++;
-	fabric_schedule(fab, p, (done_ps + 999) / 1000 + l->prop_ns);
+	link_transmit(fab, l, p, now_ps);
 	return;
 drop:
 	srd_memnet_drop(fab->net, p->mp);
@@ -349,6 +457,10 @@ void sim_fabric_step(struct sim_fabric *fab)
 
 	srd_heap_remove(&fab->events, top);
 	fab->events_run++;
+	if (p->hop == SIM_HOP_SVC) {
+		nic_service(fab, &fab->links[p->link[0]], now);
+		return;
+	}
 	if (p->hop < p->nlinks) {
 		link_arrive(fab, p, now);
 		return;

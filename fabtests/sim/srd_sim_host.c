@@ -30,6 +30,9 @@ struct sim_hdr {
 #define SIM_HDR_LEN	(sizeof(struct srd_base_hdr) + sizeof(struct sim_hdr))
 #define SIM_CARRY_BYTES	256	/* covers every transport header */
 #define SIM_RUN_POLLS	1024	/* progress calls per host run, at most */
+/* Before an idle spell, the network and the hosts' timers run this
+ * long past the last delivery: delayed acks, the last acks' way back. */
+#define SIM_SETTLE_NS	(2 * SRD_NS_PER_MS)
 
 /* Payload bytes are never read: every packet points at these. */
 static uint8_t sim_payload[65536];
@@ -327,14 +330,39 @@ void sim_fini(struct sim *sim)
 	srd_memnet_close(sim->net);
 }
 
+/* Time of the next event, a packet's or a host's. */
+static uint64_t sim_next(const struct sim *sim)
+{
+	struct srd_heap_node *top = srd_heap_top(&sim->host_timers);
+	uint64_t tn = sim_fabric_next(&sim->fab);
+	uint64_t th = top ? top->key >> SIM_KEY_SHIFT : UINT64_MAX;
+
+	return tn < th ? tn : th;
+}
+
+/* Runs the next event, at t (sim_next's); packets before hosts. */
+static void sim_step(struct sim *sim, uint64_t t)
+{
+	struct srd_heap_node *top = srd_heap_top(&sim->host_timers);
+
+	if (t > sim_now(sim))
+		srd_memnet_advance(sim->net, t - sim_now(sim));
+	if (sim_fabric_next(&sim->fab) <= t) {
+		sim_fabric_step(&sim->fab);
+	} else {
+		struct sim_host *h = srd_container_of(top, struct sim_host,
+						      timer);
+
+		srd_heap_remove(&sim->host_timers, top);
+		host_run(h, t);
+	}
+}
+
 void sim_run(struct sim *sim, uint64_t end_ns, uint64_t at_ns,
 	     void (*at_fn)(struct sim *sim, void *arg), void *arg)
 {
 	while (sim->msgs_done + sim->msgs_failed < sim->nmsgs) {
-		struct srd_heap_node *top = srd_heap_top(&sim->host_timers);
-		uint64_t tn = sim_fabric_next(&sim->fab);
-		uint64_t th = top ? top->key >> SIM_KEY_SHIFT : UINT64_MAX;
-		uint64_t t = tn < th ? tn : th;
+		uint64_t t = sim_next(sim);
 
 		if (at_fn && at_ns <= t && at_ns <= end_ns) {
 			if (at_ns > sim_now(sim))
@@ -346,17 +374,7 @@ void sim_run(struct sim *sim, uint64_t end_ns, uint64_t at_ns,
 		}
 		if (t == UINT64_MAX || t > end_ns)
 			break;
-		if (t > sim_now(sim))
-			srd_memnet_advance(sim->net, t - sim_now(sim));
-		if (tn <= th) {
-			sim_fabric_step(&sim->fab);
-		} else {
-			struct sim_host *h =
-				srd_container_of(top, struct sim_host, timer);
-
-			srd_heap_remove(&sim->host_timers, top);
-			host_run(h, t);
-		}
+		sim_step(sim, t);
 	}
 }
 
@@ -404,8 +422,12 @@ void sim_peer_bytes(const struct sim *sim, uint64_t *npeers, uint64_t *bytes,
  * (a peer with a timer still set keeps its state). */
 void sim_idle_spell(struct sim *sim, uint64_t *bytes, uint64_t *compacted)
 {
-	uint64_t n = 0;
+	uint64_t n = 0, settle = sim_now(sim) + SIM_SETTLE_NS, t;
 
+	/* The run ends at its last delivery, when acks are still on their
+	 * way and owed: those settle first, as they would on a host. */
+	while ((t = sim_next(sim)) <= settle)
+		sim_step(sim, t);
 	*bytes = 0;
 	*compacted = 0;
 	for (uint32_t i = 0; i < sim->topo.hosts; i++) {
