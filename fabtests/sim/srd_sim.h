@@ -66,7 +66,6 @@ struct sim_link {
 	struct sim_pkt *svc;		/* NULL: a FIFO (switch ports) */
 	bool svc_armed;
 	uint64_t band_bytes;		/* queued in both bands */
-	uint64_t ctrl_pkts;		/* control packets it carried */
 };
 
 struct sim_topo {

@@ -337,7 +337,6 @@ static uint64_t link_transmit(struct sim_fabric *fab, struct sim_link *l,
 	l->busy_until_ps = done_ps;
 	l->pkts++;
 	l->bytes += p->len;
-	l->ctrl_pkts += p->ctrl;
 	p->hop++;
 	fabric_schedule(fab, p, (done_ps + 999) / 1000 + l->prop_ns);
 	return done_ps;

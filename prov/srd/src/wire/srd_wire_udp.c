@@ -167,7 +167,8 @@ static void udp_tx_cmsgs(struct srd_wire_udp *udp, int m, uint16_t seg,
 		c->cmsg_len = CMSG_LEN(sizeof(seg));
 		memcpy(CMSG_DATA(c), &seg, sizeof(seg));
 		len += CMSG_SPACE(sizeof(seg));
-		c = CMSG_NXTHDR(h, c);
+		/* not CMSG_NXTHDR: it reads the next header, unwritten */
+		c = (struct cmsghdr *)(udp->tx_ctl[m].buf + len);
 	}
 	if (ctrl) {
 		c->cmsg_level = udp->ctrl_level;

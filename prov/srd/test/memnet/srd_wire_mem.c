@@ -31,10 +31,13 @@ struct srd_memnet_pkt {
 	union srd_wire_addr dst;
 	uint64_t seq;			/* tie-break: stable order */
 	uint64_t arrived_ns;		/* when it reached the wire's queue */
-	size_t len;
 	bool ctrl;			/* posted as a control datagram */
+	size_t len;			/* last: data[] stays 8-byte aligned */
 	uint8_t data[];
 };
+/* The transport reads headers in place (srd_proto.h: 8-byte fields). */
+_Static_assert(offsetof(struct srd_memnet_pkt, data) % 8 == 0,
+	       "a datagram's bytes start 8-byte aligned");
 
 struct srd_wire_mem {
 	struct srd_wire wire;
