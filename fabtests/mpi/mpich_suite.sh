@@ -86,7 +86,7 @@ MPICC=mpicc "$here/mpi_build.sh" "$bindir" >"$tmp/build.log" 2>&1 || {
 
 export FI_SRD_IFACE=lo FI_TCP_IFACE=lo FI_NET_IFACE=lo
 base=(mpiexec -launcher fork
-      -genv FI_PROVIDER "$prov" -genv MPIR_CVAR_OFI_USE_PROVIDER "$prov"
+      -genv FI_PROVIDER "$prov"
       -genv MPIR_CVAR_NOLOCAL 1
       -genv FI_SRD_IFACE lo -genv FI_TCP_IFACE lo -genv FI_NET_IFACE lo)
 [ -n "${FI_PROVIDER_PATH:-}" ] && base+=(-genv FI_PROVIDER_PATH "$FI_PROVIDER_PATH")

@@ -333,9 +333,9 @@ $1 == "ep" {
 	if (json) next
 	printf "  endpoint   sent %s pkts %s, delivered %s pkts %s; acks %s out %s in\n",
 	       n0(tx), hb(txb), n0(rx), hb(rxb), n0(g("tx_acks")), n0(g("rx_acks"))
-	printf "             resent %s on timeout, %s on SACK holes, %s as tail probes (%s copies sent); %s timeouts undone\n",
+	printf "             resent %s on timeout, %s on SACK holes, %s as tail probes (%s copies sent); %s timeouts undone, %s timers late\n",
 	       n0(g("retx_timeout")), n0(g("retx_fast")), n0(g("retx_probe")), n0(g("retx_sent")),
-	       n0(g("rto_spurious"))
+	       n0(g("rto_spurious")), n0(g("timer_late"))
 	printf "             receiver-not-ready %s out %s in; congestion window cuts %s\n",
 	       n0(g("rnr_sent")), n0(g("rnr_recv")), n0(g("cc_cuts"))
 	printf "             paths %s taken down, %s up again, %s probes; peers %s known, %s failed, %s reclaimed; %s pings\n",

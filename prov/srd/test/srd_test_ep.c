@@ -441,7 +441,10 @@ static void host_close_ep(struct host *h)
 }
 
 /* The application spins on one endpoint's CQ; another endpoint of the
- * same domain, which it never reads, is the thread's to keep alive. */
+ * same domain, which it never reads, is kept alive by the progress
+ * thread and by the spinning thread itself (its empty reads progress
+ * the domain's idle endpoints; without the progress thread: the next
+ * test). */
 Test(ep, thread_serves_endpoints_the_app_ignores, .timeout = 30)
 {
 	struct host a, b1, b2;
@@ -470,6 +473,57 @@ Test(ep, thread_serves_endpoints_the_app_ignores, .timeout = 30)
 		     fi_strerror(err.err));
 	cr_assert_eq(e.op_context, out);
 	cr_assert_eq(wait_comp(&b2, &e, &err, 1), 0);
+	cr_assert_eq(memcmp(in, out, sizeof(in)), 0);
+	host_close_ep(&b2);
+	host_close(&b1);
+	host_close(&a);
+}
+
+/* The same without the progress thread (FI_SRD_PROGRESS_THREAD=0): the
+ * thread that polls b1's CQ is the only one calling into b's domain, and
+ * it keeps b2, whose own thread is away, acknowledging and receiving
+ * (SRD_EP_STALE_NS): A's send completes long before A's peer timeout,
+ * and b2's completion waits in b2's CQ with every byte. */
+Test(ep, a_polling_thread_serves_its_domains_idle_endpoints, .timeout = 30)
+{
+	struct host a, b1, b2;
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	char out[3000], in[3000];
+	double end;
+	int done = 0;
+
+	setenv("FI_SRD_PROGRESS_THREAD", "0", 1);
+	set_peer_timeout_ms(20000);
+	host_open(&a);
+	host_open(&b1);
+	host_open_domain(&b2, &b1);
+	connect_pair(&a, &b2);
+	for (size_t i = 0; i < sizeof(out); i++)
+		out[i] = (char)(i * 7 + 1);
+	memset(in, 0, sizeof(in));
+	cr_assert_eq(fi_recv(b2.ep, in, sizeof(in), NULL, FI_ADDR_UNSPEC, in),
+		     0);
+	cr_assert_eq(fi_send(a.ep, out, sizeof(out), NULL, a.peer, out), 0);
+	/* A's thread and b1's; nobody reads b2's CQ until A is done */
+	for (end = now_s() + 5 * time_scale(); !done && now_s() < end;) {
+		ssize_t ret = fi_cq_read(a.cq, &e, 1);
+
+		if (ret == -FI_EAVAIL) {
+			cr_assert_eq(fi_cq_readerr(a.cq, &err, 0), 1);
+			cr_assert_fail("A's send failed: %s",
+				       fi_strerror(err.err));
+		}
+		cr_assert(ret == 1 || ret == -FI_EAGAIN, "%zd", ret);
+		done = ret == 1;
+		cr_assert_eq(fi_cq_read(b1.cq, &err, 1), -FI_EAGAIN);
+	}
+	cr_assert(done, "A's send never completed: b2 was not progressed");
+	cr_assert_eq(e.op_context, out);
+	cr_assert_eq(e.flags, FI_SEND | FI_MSG);
+	cr_assert_eq(fi_cq_read(b2.cq, &e, 1), 1, "b2's receive waits in its CQ");
+	cr_assert_eq(e.op_context, in);
+	cr_assert_eq(e.len, sizeof(in));
 	cr_assert_eq(memcmp(in, out, sizeof(in)), 0);
 	host_close_ep(&b2);
 	host_close(&b1);

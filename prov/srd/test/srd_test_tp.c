@@ -1412,6 +1412,81 @@ Test(tp, receiver_stalls_teach_the_timer_to_wait)
 	teardown_all();
 }
 
+/* Both ends off the CPU together for 5 ms (a host or VM that froze, the
+ * case on a 2-core VM where both ranks share it): when they come back,
+ * the sender's timer is long overdue, but the receiver has had no
+ * chance to answer.  The sender, back first, waits SRD_TP_LATE_GRACE_NS
+ * before judging; the receiver answers meanwhile; nothing times out and
+ * nothing goes twice. */
+Test(tp, a_late_timer_waits_for_the_peer_to_answer)
+{
+	struct test_pkt *warm, *pkts = make_pkts(8, 200);
+	struct srd_tp_peer *peer = warm_peer(4, &warm);
+	uint64_t back;
+
+	send_burst(0, 1, pkts, 8);
+	srd_memnet_advance(net, 5 * SRD_NS_PER_MS);	/* both frozen */
+	back = srd_memnet_now(net);
+	srd_tp_progress(&nodes[0].tp);			/* the sender first */
+	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, 0);
+	cr_assert_eq(nodes[0].tp.cnt.timer_late, 1);
+	cr_assert_eq(srd_tp_next_deadline(&nodes[0].tp),
+		     back + SRD_TP_LATE_GRACE_NS);
+	srd_memnet_advance(net, 10 * SRD_NS_PER_US);
+	receiver_back(pkts, 8);
+	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, 0);
+	cr_assert_eq(nodes[0].tp.cnt.retx_probe, 0);
+	cr_assert_eq(nodes[1].tp.cnt.rx_dup, 0);
+	cr_assert_eq(peer->tx->late_hold_ns, 0, "an ack ends the hold");
+	free(warm);
+	free(pkts);
+	teardown_all();
+}
+
+/* The same, but the receiver stays away: the late timer fires once its
+ * grace is over, not before, and the transfer then completes as after
+ * any silent timeout. */
+Test(tp, a_late_timer_fires_after_its_grace)
+{
+	struct test_pkt *warm, *pkts = make_pkts(8, 200);
+	uint64_t back;
+
+	warm = warm_pair(4);
+	send_burst(0, 1, pkts, 8);
+	srd_memnet_advance(net, 5 * SRD_NS_PER_MS);
+	back = srd_memnet_now(net);
+	srd_tp_progress(&nodes[0].tp);
+	cr_assert_eq(nodes[0].tp.cnt.timer_late, 1);
+	srd_memnet_advance(net, SRD_TP_LATE_GRACE_NS - SRD_NS_PER_US);
+	srd_tp_progress(&nodes[0].tp);
+	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, 0, "fired within the grace");
+	run_sender_only(back + SRD_TP_LATE_GRACE_NS + SRD_NS_PER_US -
+			srd_memnet_now(net));
+	cr_assert_geq(nodes[0].tp.cnt.retx_timeout, 1);
+	cr_assert_eq(nodes[0].tp.cnt.timer_late, 1, "one hold, not a chain");
+	receiver_back(pkts, 8);
+	free(warm);
+	free(pkts);
+	teardown_all();
+}
+
+/* A sender whose own timer ran on time is not held: the hold is for a
+ * timer nobody watched, not a longer timer. */
+Test(tp, a_timer_on_time_is_not_held)
+{
+	struct test_pkt *warm, *pkts = make_pkts(8, 200);
+
+	warm = warm_pair(4);
+	send_burst(0, 1, pkts, 8);
+	run_sender_only(3 * SRD_NS_PER_MS);
+	cr_assert_geq(nodes[0].tp.cnt.retx_timeout, 1);
+	cr_assert_eq(nodes[0].tp.cnt.timer_late, 0);
+	receiver_back(pkts, 8);
+	free(warm);
+	free(pkts);
+	teardown_all();
+}
+
 /* A lone packet (a tail: the probes resend it before the timer fires)
  * to a receiver off the CPU: its ack may be for either copy, so the
  * silence proves nothing, but the ack's delay echo says how long the

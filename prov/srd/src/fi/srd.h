@@ -16,7 +16,12 @@
  * AV, domain.  Progress that finds an endpoint's lock taken skips it
  * (whoever holds it is progressing or posting), so pollers never queue
  * behind one another.  The domain lock guards its endpoint list, which
- * the domain's progress thread walks while the application is away.
+ * the domain's progress thread walks while the application is away, and
+ * so does a poller whose CQ came up empty (srd_progress_stale, which
+ * takes it by trylock); under it both take an endpoint, and the MR
+ * map's read lock with it, by trylock only (srd_ep_trylock), since
+ * fi_enable holds an endpoint and the map while it waits for the
+ * domain lock.
  * Under FI_THREAD_DOMAIN with the progress thread off, no lock is taken.
  * The wire format is in srd_proto.h only.
  */
@@ -193,6 +198,10 @@ static inline void srd_rwlock_read(struct srd_rwlock *l)
 	if (l->on)
 		pthread_rwlock_rdlock(&l->rw);
 }
+static inline bool srd_rwlock_try_read(struct srd_rwlock *l)
+{
+	return !l->on || !pthread_rwlock_tryrdlock(&l->rw);
+}
 static inline void srd_rwlock_write(struct srd_rwlock *l)
 {
 	if (l->on)
@@ -231,6 +240,8 @@ struct srd_domain {
 	struct srd_hmap mr_map;		/* MR key -> srd_mr */
 	uint64_t mr_last_id;		/* the last srd_mr.reg_id handed out */
 	struct srd_progress *progress;
+	uint64_t stale_next_ns;		/* srd_progress_stale's next look
+					 * (atomic) */
 	uint32_t api_version;
 	/* operand bytes one atomic carries: it is always one packet, so a
 	 * small verbs MTU makes it smaller (srd_atomic_max_bytes) */
@@ -458,6 +469,9 @@ struct srd_ep {
 	uint64_t rx_op_flags;
 	uint64_t last_app_ns;		/* the application's last call in
 					 * (atomic: the progress thread reads) */
+	uint64_t progressed_ns;		/* its last progress step, by any
+					 * thread (atomic: srd_progress_stale
+					 * reads it without the lock) */
 	bool thread_watch;		/* the progress thread polls our socket */
 	bool thread_holds;		/* the progress thread holds lock
 					 * (atomic: srd_ep_set_progress reads) */
@@ -491,12 +505,21 @@ static inline void srd_ep_lock(struct srd_ep *ep)
 	srd_lock_acquire_spin(&ep->lock);
 	srd_rwlock_read(&ep->dom->mr_lock);
 }
-/* Progress's way in: fails while the lock is held or a post waits. */
+/* Progress's way in: fails while the lock is held or a post waits, and
+ * while the MR map is written or a writer waits for it.  Never waiting
+ * for the map here is what lets the progress thread and
+ * srd_progress_stale call it under the domain lock: fi_enable holds an
+ * endpoint's lock, and so the map for reading, while it waits for the
+ * domain's, and a registration queued on the map between the two would
+ * otherwise close the circle. */
 static inline bool srd_ep_trylock(struct srd_ep *ep)
 {
 	if (!srd_lock_try_unwanted(&ep->lock))
 		return false;
-	srd_rwlock_read(&ep->dom->mr_lock);
+	if (!srd_rwlock_try_read(&ep->dom->mr_lock)) {
+		srd_lock_release(&ep->lock);
+		return false;
+	}
 	return true;
 }
 static inline void srd_ep_unlock(struct srd_ep *ep)
@@ -520,6 +543,11 @@ void srd_stats_tick(struct srd_ep *ep);
 void srd_stats_ep_close(struct srd_ep *ep);	/* srd_ep_lock held */
 
 void srd_progress_note_app(struct srd_domain *dom, struct srd_ep *ep);
+/* An application thread whose CQ or counter came up empty progresses the
+ * domain's endpoints that no thread has progressed for
+ * SRD_EP_STALE_NS (srd_progress.c). */
+#define SRD_EP_STALE_NS		(200 * SRD_NS_PER_US)
+void srd_progress_stale(struct srd_domain *dom);
 
 /* Every data-path post: under the endpoint's lock, noted as application
  * activity; a post refused for lack of entries progresses the endpoint

@@ -19,6 +19,10 @@ int srd_ep_progress(struct srd_ep *ep)
 {
 	int work = srd_msg_ep_progress(&ep->msg);
 
+	/* the transport's clock of this step (srd_clock_now_ns's) */
+	__atomic_store_n(&ep->progressed_ns, ep->msg.tp.polled_ns,
+			 __ATOMIC_RELAXED);
+
 	if (ep->msg.enabled && ep->stats_path)
 		srd_stats_tick(ep);
 	return work;

@@ -66,6 +66,47 @@ void srd_progress_note_app(struct srd_domain *dom, struct srd_ep *ep)
 	}
 }
 
+/*
+ * Endpoints whose threads are away.  The progress thread runs at
+ * SCHED_IDLE, so where every CPU is busy (a rank per core, one of them
+ * computing or checking its data for milliseconds, the others polling)
+ * it does not run for ticks at a time, and an endpoint its thread left
+ * owes its peers acks that their timers then give up on (two threads
+ * with an endpoint each, one checking 8 MiB between transfers: a
+ * timeout on each check).  A thread that is polling anyway is the
+ * cheaper keeper: when its CQ or counter comes up empty it progresses,
+ * every SRD_EP_STALE_NS / 2 at most, the domain's endpoints that no
+ * thread has progressed for SRD_EP_STALE_NS.  Only by trylock, on the
+ * domain's lock too: an endpoint its own thread or the progress thread
+ * holds is not waited for, and a pass already running elsewhere is not
+ * repeated.  Completions land in the endpoints' own CQs and counters.
+ */
+void srd_progress_stale(struct srd_domain *dom)
+{
+	uint64_t now = srd_clock_now_ns();
+	uint64_t next = __atomic_load_n(&dom->stale_next_ns, __ATOMIC_RELAXED);
+	struct srd_dlist *e;
+
+	if (now < next || !__atomic_compare_exchange_n(&dom->stale_next_ns,
+			&next, now + SRD_EP_STALE_NS / 2, false,
+			__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return;
+	if (!srd_lock_try_unwanted(&dom->lock))
+		return;
+	srd_dlist_foreach(&dom->eps, e) {
+		struct srd_ep *ep = srd_container_of(e, struct srd_ep,
+						     dom_entry);
+		int64_t age = (int64_t)(now - __atomic_load_n(
+				&ep->progressed_ns, __ATOMIC_RELAXED));
+
+		if (age <= (int64_t)SRD_EP_STALE_NS || !srd_ep_trylock(ep))
+			continue;
+		srd_ep_progress(ep);
+		srd_ep_unlock(ep);
+	}
+	srd_lock_release(&dom->lock);
+}
+
 /* Hands the endpoint to the thread or back to the application, and
  * returns when the thread must look at it next. */
 static uint64_t progress_one(struct srd_progress *prog, struct srd_ep *ep,

@@ -263,6 +263,8 @@ void srd_ep_set_progress(struct srd_ep_set *set)
 		srd_ep_progress(ep);
 		srd_ep_unlock(ep);
 	}
+	if (set->count)
+		srd_progress_stale(set->eps[0]->dom);
 	srd_rwlock_release(&set->lock);
 }
 

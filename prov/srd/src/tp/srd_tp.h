@@ -52,6 +52,8 @@
 #define SRD_TP_STALL_HALF_NS		SRD_NS_PER_S	/* stall allowance half-life */
 #define SRD_TP_RTT_MAX_HALF_NS		SRD_NS_PER_S	/* longest RTT's half-life */
 #define SRD_TP_STALL_MAX_NS		(4 * SRD_NS_PER_MS) /* its ceiling */
+#define SRD_TP_TIMER_LATE_NS		(200 * SRD_NS_PER_US) /* found so late: not watched */
+#define SRD_TP_LATE_GRACE_NS		(200 * SRD_NS_PER_US) /* the peer's time to answer then */
 #define SRD_TP_RX_BATCH			32	/* datagrams per wire poll */
 #define SRD_TP_TX_STAGE			64	/* datagrams per wire post */
 #define SRD_TP_PATH_BURST_DEFAULT	64	/* packets a path takes in a row, at most */
@@ -233,6 +235,7 @@ struct srd_tp_peer_tx {
 	uint64_t acked_sent_ns;		/* latest send time of a packet acked */
 	uint64_t acked_copy_ns;		/* the same, of the copy last sent */
 	uint64_t silent_since_ns;	/* acks stopped (a silent timeout) */
+	uint64_t late_hold_ns;		/* a late timer waits till then */
 	uint64_t stall_ns;		/* longest silence misjudged lately */
 	uint64_t stall_at_ns;		/* when stall_ns was last raised */
 	uint64_t stall_now_ns;		/* stall_ns as decayed at the last ack */
@@ -427,6 +430,7 @@ struct srd_tp_counters {
 	uint64_t rails_proven;		/* rails whose challenge was echoed */
 	uint64_t rail_challenges;	/* challenges sent (spec 5.16) */
 	uint64_t tx_unrouted;		/* datagrams the wire found no route for */
+	uint64_t timer_late;		/* retransmit timers found late, held */
 };
 
 struct srd_tp {

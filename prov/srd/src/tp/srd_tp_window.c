@@ -365,23 +365,65 @@ static inline uint64_t tp_probe_deadline(const struct srd_tp_peer *peer,
 	return since + pto;
 }
 
+/* When the oldest packet in flight is due: resent on the timer, or as
+ * a tail loss probe. */
+static uint64_t tp_flight_due(const struct srd_tp *tp,
+			      const struct srd_tp_peer *peer)
+{
+	const struct srd_tp_pkt *oldest;
+	uint64_t due, probe;
+
+	if (srd_dlist_empty(&peer->tx->inflight_list))
+		return UINT64_MAX;
+	oldest = srd_container_of(peer->tx->inflight_list.next,
+				  struct srd_tp_pkt, entry);
+	due = tp_pkt_deadline(peer, oldest);
+	probe = tp_probe_deadline(peer, oldest, tp->cfg.ack_delay_ns);
+	return probe < due ? probe : due;
+}
+
+/* A timer found expired long after it came due was not watched: this
+ * side was not running (its host or process stalled, or the
+ * application made no calls while the progress thread had no CPU), and
+ * it cannot tell whether the peer was silent or it was itself away.  A
+ * peer on the same host stalled with it, and has had no chance to
+ * answer since both came back (a 2-core VM froze both CPUs for 1-4 ms
+ * tens of times a minute, and each time both ends' timers fired on
+ * packets whose acks were a few microseconds away).  Such a timer waits
+ * SRD_TP_LATE_GRACE_NS more, once: an ack that comes meanwhile restarts
+ * it, and a peer really silent meets it then.  Acks the peer sent
+ * while we were away are not at stake: they were read before the
+ * timers ran.  True when the timer must wait. */
+static bool tp_timer_held(struct srd_tp *tp, struct srd_tp_peer *peer,
+			  uint64_t due, uint64_t now)
+{
+	struct srd_tp_peer_tx *tx = peer->tx;
+
+	if (due > now)
+		return false;
+	if (now < tx->late_hold_ns)
+		return true;
+	/* Watched since the last hold ended: the timers it held, and
+	 * those due behind them, fire now as they would have then. */
+	if (tx->late_hold_ns > due)
+		due = tx->late_hold_ns;
+	if (now - due <= SRD_TP_TIMER_LATE_NS)
+		return false;
+	tx->late_hold_ns = now + SRD_TP_LATE_GRACE_NS;
+	tp->cnt.timer_late++;
+	return true;
+}
+
 uint64_t srd_tp_window_deadline(const struct srd_tp *tp,
 				const struct srd_tp_peer *peer)
 {
-	uint64_t deadline = UINT64_MAX, probe;
+	uint64_t deadline;
 
 	if (!peer->tx)
 		return UINT64_MAX;
-	if (!srd_dlist_empty(&peer->tx->inflight_list)) {
-		const struct srd_tp_pkt *oldest = srd_container_of(
-				peer->tx->inflight_list.next,
-				struct srd_tp_pkt, entry);
-
-		deadline = tp_pkt_deadline(peer, oldest);
-		probe = tp_probe_deadline(peer, oldest, tp->cfg.ack_delay_ns);
-		if (probe < deadline)
-			deadline = probe;
-	}
+	deadline = tp_flight_due(tp, peer);
+	if (deadline != UINT64_MAX && peer->tx->late_hold_ns > deadline)
+		deadline = peer->tx->late_hold_ns;
 	if (peer->tx->rnr_until_ns && peer->tx->rnr_until_ns < deadline &&
 	    (!srd_dlist_empty(&peer->tx->lost) ||
 	     !srd_dlist_empty(&peer->tx->queue)))
@@ -423,6 +465,8 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 		peer->tx->rnr_until_ns = 0;
 		srd_tp_window_flush(tp, peer);
 	}
+	if (tp_timer_held(tp, peer, tp_flight_due(tp, peer), now))
+		return;
 	while (!srd_dlist_empty(&peer->tx->inflight_list)) {
 		pkt = srd_container_of(peer->tx->inflight_list.next,
 				       struct srd_tp_pkt, entry);
@@ -675,6 +719,7 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if (peer->tx->stall_ns)
 		peer->tx->stall_now_ns = tp_stall_decayed(peer->tx, now);
 	peer->tx->ack_progress_ns = now;
+	peer->tx->late_hold_ns = 0;
 	peer->tx->probes_sent = 0;
 	peer->tx->rto_streak = 0;
 	tp_rto_unbackoff(tp, peer);
