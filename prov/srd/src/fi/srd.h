@@ -17,7 +17,8 @@
  * (whoever holds it is progressing or posting), so pollers never queue
  * behind one another.  The domain lock guards its endpoint list, which
  * the domain's progress thread walks while the application is away, and
- * so does a poller whose CQ came up empty (srd_progress_stale, which
+ * so does a poller whose CQ came up empty or that reads a counter
+ * (srd_progress_stale, which
  * takes it by trylock); under it both take an endpoint, and the MR
  * map's read lock with it, by trylock only (srd_ep_trylock), since
  * fi_enable holds an endpoint and the map while it waits for the
@@ -543,9 +544,9 @@ void srd_stats_tick(struct srd_ep *ep);
 void srd_stats_ep_close(struct srd_ep *ep);	/* srd_ep_lock held */
 
 void srd_progress_note_app(struct srd_domain *dom, struct srd_ep *ep);
-/* An application thread whose CQ or counter came up empty progresses the
- * domain's endpoints that no thread has progressed for
- * SRD_EP_STALE_NS (srd_progress.c). */
+/* An application thread whose CQ came up empty, or that reads a counter
+ * (srd_ep_set_progress), progresses the domain's endpoints that no
+ * thread has progressed for SRD_EP_STALE_NS (srd_progress.c). */
 #define SRD_EP_STALE_NS		(200 * SRD_NS_PER_US)
 void srd_progress_stale(struct srd_domain *dom);
 

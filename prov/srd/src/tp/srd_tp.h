@@ -236,6 +236,7 @@ struct srd_tp_peer_tx {
 	uint64_t acked_copy_ns;		/* the same, of the copy last sent */
 	uint64_t silent_since_ns;	/* acks stopped (a silent timeout) */
 	uint64_t late_hold_ns;		/* a late timer waits till then */
+	bool late_held;			/* held since the last ack progress */
 	uint64_t stall_ns;		/* longest silence misjudged lately */
 	uint64_t stall_at_ns;		/* when stall_ns was last raised */
 	uint64_t stall_now_ns;		/* stall_ns as decayed at the last ack */

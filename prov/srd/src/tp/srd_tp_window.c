@@ -403,13 +403,14 @@ static bool tp_timer_held(struct srd_tp *tp, struct srd_tp_peer *peer,
 		return false;
 	if (now < tx->late_hold_ns)
 		return true;
-	/* Watched since the last hold ended: the timers it held, and
-	 * those due behind them, fire now as they would have then. */
-	if (tx->late_hold_ns > due)
-		due = tx->late_hold_ns;
-	if (now - due <= SRD_TP_TIMER_LATE_NS)
+	/* One hold until an ack makes progress: the timers it held, and
+	 * those due behind them, then fire however late the next look
+	 * comes (a caller that looks every 500 us would otherwise find
+	 * each of them late again, and hold them for ever). */
+	if (tx->late_held || now - due <= SRD_TP_TIMER_LATE_NS)
 		return false;
 	tx->late_hold_ns = now + SRD_TP_LATE_GRACE_NS;
+	tx->late_held = true;
 	tp->cnt.timer_late++;
 	return true;
 }
@@ -720,6 +721,7 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 		peer->tx->stall_now_ns = tp_stall_decayed(peer->tx, now);
 	peer->tx->ack_progress_ns = now;
 	peer->tx->late_hold_ns = 0;
+	peer->tx->late_held = false;
 	peer->tx->probes_sent = 0;
 	peer->tx->rto_streak = 0;
 	tp_rto_unbackoff(tp, peer);
