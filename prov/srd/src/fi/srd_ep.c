@@ -12,6 +12,7 @@
 #include "srd.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include <sodium.h>
 
@@ -617,9 +618,10 @@ int srd_ep_open(struct fid_domain *domain, struct fi_info *info,
 			 "no info" : "ep_attr->type is not FI_EP_RDM");
 		return -FI_EINVAL;
 	}
-	ep = calloc(1, sizeof(*ep));
-	if (!ep)
+	/* its lock has a cache line of its own (struct srd_ep) */
+	if (posix_memalign((void **)&ep, SRD_CACHE_LINE, sizeof(*ep)))
 		return -FI_ENOMEM;
+	memset(ep, 0, sizeof(*ep));
 	ep->dom = dom;
 	srd_lock_init(&ep->lock, dom->use_lock);
 	ep_init_attrs(ep, info);
