@@ -18,11 +18,10 @@
  * behind one another.  The domain lock guards its endpoint list, which
  * the domain's progress thread walks while the application is away, and
  * so does a poller whose CQ came up empty or that reads a counter
- * (srd_progress_stale, which
- * takes it by trylock); under it both take an endpoint, and the MR
- * map's read lock with it, by trylock only (srd_ep_trylock), since
- * fi_enable holds an endpoint and the map while it waits for the
- * domain lock.
+ * (srd_progress_stale, which takes it by trylock); under it both take
+ * an endpoint, and the MR map's read lock with it, by trylock only
+ * (srd_ep_trylock), since fi_enable holds an endpoint and the map while
+ * it waits for the domain lock.
  * Under FI_THREAD_DOMAIN with the progress thread off, no lock is taken.
  * The wire format is in srd_proto.h only.
  */

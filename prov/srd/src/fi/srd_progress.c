@@ -75,9 +75,9 @@ void srd_progress_note_app(struct srd_domain *dom, struct srd_ep *ep)
  * with an endpoint each, one checking 8 MiB between transfers: a
  * timeout on each check).  A thread that is polling anyway is the
  * cheaper keeper: when its CQ comes up empty (a counter's read or wait
- * progresses whatever it holds) it progresses,
- * every SRD_EP_STALE_NS / 2 at most, the domain's endpoints that no
- * thread has progressed for SRD_EP_STALE_NS.  Only by trylock, on the
+ * progresses whatever it holds) it progresses, every SRD_EP_STALE_NS / 2
+ * at most, the domain's endpoints that no thread has progressed for
+ * SRD_EP_STALE_NS.  Only by trylock, on the
  * domain's lock too: an endpoint its own thread or the progress thread
  * holds is not waited for, and a pass already running elsewhere is not
  * repeated.  Completions land in the endpoints' own CQs and counters.

@@ -249,6 +249,8 @@ int srd_waiter_control(struct srd_waiter *w, enum fi_wait_obj obj,
  * lock held, on a busy core (priority inversion: no progress at all). */
 void srd_ep_set_progress(struct srd_ep_set *set)
 {
+	struct srd_domain *dom = NULL;
+
 	srd_rwlock_read(&set->lock);
 	for (int i = 0; i < set->count; i++) {
 		struct srd_ep *ep = set->eps[i];
@@ -264,8 +266,12 @@ void srd_ep_set_progress(struct srd_ep_set *set)
 		srd_ep_unlock(ep);
 	}
 	if (set->count)
-		srd_progress_stale(set->eps[0]->dom);
+		dom = set->eps[0]->dom;
 	srd_rwlock_release(&set->lock);
+	/* outside the set's lock, which closes wait for: the domain
+	 * outlives the CQ or counter the caller reads */
+	if (dom)
+		srd_progress_stale(dom);
 }
 
 int srd_ep_set_add(struct srd_ep_set *set, struct srd_wait *wait,

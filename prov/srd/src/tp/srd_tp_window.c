@@ -387,11 +387,12 @@ static uint64_t tp_flight_due(const struct srd_tp *tp,
  * application made no calls while the progress thread had no CPU), and
  * it cannot tell whether the peer was silent or it was itself away.  A
  * peer on the same host stalled with it, and has had no chance to
- * answer since both came back (a 2-core VM froze both CPUs for 1-4 ms
- * tens of times a minute, and each time both ends' timers fired on
- * packets whose acks were a few microseconds away).  Such a timer waits
- * SRD_TP_LATE_GRACE_NS more, once: an ack that comes meanwhile restarts
- * it, and a peer really silent meets it then.  Acks the peer sent
+ * answer since both came back (a 2-core VM stopped its CPUs for 0.5-4
+ * ms several times a second, and both ends' timers fired on packets
+ * whose acks were a few microseconds away).  Such a timer waits
+ * SRD_TP_LATE_GRACE_NS more, once until an ack makes progress: an ack
+ * that comes meanwhile restarts it, and a peer really silent meets it
+ * then.  Acks the peer sent
  * while we were away are not at stake: they were read before the
  * timers ran.  True when the timer must wait. */
 static bool tp_timer_held(struct srd_tp *tp, struct srd_tp_peer *peer,
