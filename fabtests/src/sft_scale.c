@@ -15,7 +15,17 @@
  *             rate: windows of -W 8-byte messages, message k of the
  *             run to peer k % N, each window answered by one ack;
  *           and the client's resident memory per peer (after the AV
- *           insert, and after every peer has been talked to).
+ *           insert, and after every peer has been talked to).  With
+ *           SFT_SCALE_IDLE_MS=T the client then stays silent for T ms
+ *           (still reading its CQ, so the provider may compact peers
+ *           that went idle: srd's FI_SRD_PEER_IDLE_MS) and reports the
+ *           heap bytes (mallinfo2) per peer before and after, and the
+ *           latency and rate again, over peers woken from idle.
+ *           A port number belongs to one IP, so past
+ *           SCALE_EPS_PER_IP endpoints on a loopback address the server
+ *           binds the next ones to the next loopback IPs (127.0.0.2,
+ *           ...): up to 131,072 endpoints (raise `ulimit -n` to that
+ *           and more for the server: a socket or more each).
  *
  * Every message carries the number of its round or slot, checked on
  * arrival, so a message delivered to the wrong peer, lost or repeated
@@ -24,10 +34,15 @@
  *          kib_per_addr=Z
  *   RESULT op=peers size=PEERS lat_us=X mmsgs=Y kib_per_peer_av=A
  *          kib_per_peer_active=B
+ *   RESULT op=idle size=PEERS idle_ms=T heap_b_per_peer_active=C
+ *          heap_b_per_peer_idle=D heap_b_per_peer_av=E lat_us=X mmsgs=Y
+ *          (with SFT_SCALE_IDLE_MS; C and D count what the provider
+ *          holds per peer beyond its AV entry, E)
  */
 #include "sft_common.h"
 
 #include <arpa/inet.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +50,9 @@
 
 #define SCALE_ACK_TAG 0xacull
 #define SCALE_MSG_LEN 8
+#define SCALE_MAX_PEERS 131072
+/* endpoints per loopback IP: the ephemeral ports of one address */
+#define SCALE_EPS_PER_IP 20000
 
 struct scale_ep {
 	struct fid_ep *ep;
@@ -60,6 +78,15 @@ static long rss_kib(void)
 			kib = strtol(line + 6, NULL, 10);
 	fclose(f);
 	return kib;
+}
+
+/* Bytes the process's heap hands out now (what the provider holds,
+ * unlike RSS, which keeps pages free() gave back). */
+static size_t heap_bytes(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
 }
 
 static void raise_nofile(void)
@@ -146,13 +173,48 @@ static void post_rx(struct sft_ctx *c, struct scale_ep *e, int slot,
 			     0, ~0ull, &e->ctx[slot]));
 }
 
-static void open_scale_ep(struct sft_ctx *c, struct scale_ep *e, int nrx)
+/* The fi_info endpoint idx opens with: c->info, or past
+ * SCALE_EPS_PER_IP endpoints a copy bound to the next loopback IP. */
+static struct fi_info *scale_ep_info(struct sft_ctx *c, int idx)
 {
+	static struct fi_info *info;
+	static int ip = -1;
+	struct sockaddr_in *sin;
+	int want = idx / SCALE_EPS_PER_IP;
+
+	if (!want)
+		return c->info;
+	if (want == ip)
+		return info;
+	sin = c->info->src_addr;
+	if (c->info->addr_format != FI_SOCKADDR_IN || !sin ||
+	    (ntohl(sin->sin_addr.s_addr) >> 24) != 127)
+		sft_die("more than %d endpoints need a loopback IPv4 source "
+			"(FI_SRD_IFACE=lo)", SCALE_EPS_PER_IP);
+	if (info)
+		fi_freeinfo(info);
+	info = fi_dupinfo(c->info);
+	if (!info)
+		sft_die("fi_dupinfo failed");
+	sin = info->src_addr;
+	sin->sin_addr.s_addr = htonl(ntohl(sin->sin_addr.s_addr) +
+				     (uint32_t)want);
+	sin->sin_port = 0;
+	ip = want;
+	return info;
+}
+
+static void open_scale_ep(struct sft_ctx *c, struct scale_ep *e, int idx,
+			  int nrx)
+{
+	/* a few completions at a time: with 10^5 endpoints the default
+	 * queue depth would cost gigabytes */
 	struct fi_cq_attr attr = { .format = FI_CQ_FORMAT_TAGGED,
-				   .wait_obj = FI_WAIT_NONE };
+				   .wait_obj = FI_WAIT_NONE,
+				   .size = (size_t)nrx + 16 };
 
 	SFT_TRY(fi_cq_open(c->domain, &attr, &e->cq, NULL));
-	SFT_TRY(fi_endpoint(c->domain, c->info, &e->ep, NULL));
+	SFT_TRY(fi_endpoint(c->domain, scale_ep_info(c, idx), &e->ep, NULL));
 	SFT_TRY(fi_ep_bind(e->ep, &c->av->fid, 0));
 	SFT_TRY(fi_ep_bind(e->ep, &e->cq->fid, FI_TRANSMIT | FI_RECV));
 	SFT_TRY(fi_enable(e->ep));
@@ -215,117 +277,105 @@ static void inject(struct sft_ctx *c, struct fid_ep *ep, uint64_t v,
 	SFT_POST(c, fi_tinject(ep, &v, SCALE_MSG_LEN, to, 0));
 }
 
-static void run_peers(struct sft_ctx *c, struct sft_opts *o, int npeers)
+/* SFT_SCALE_IDLE_MS: how long the client stays silent before its
+ * second pass (0: no second pass); both sides read it. */
+static int idle_ms(void)
 {
-	int wnd = o->window, lat_iters = o->iters, windows;
-	int per = (wnd + npeers - 1) / npeers + 1;
-	size_t namelen = 256;
+	const char *v = getenv("SFT_SCALE_IDLE_MS");
+	int ms = v ? atoi(v) : 0;
+
+	if (ms < 0 || ms > SFT_COMP_TIMEOUT_MS / 2)
+		sft_die("SFT_SCALE_IDLE_MS=%s: 0 to %d", v,
+			SFT_COMP_TIMEOUT_MS / 2);
+	return ms;
+}
+
+/* The server's side of one pass: ping-pong, then streamed windows. */
+static void server_pass(struct sft_ctx *c, struct scale_ep *eps, int npeers,
+			int lat_iters, int wnd, int windows, fi_addr_t client)
+{
+	uint64_t seq = 0;
+
+	sft_step("server: ping-pong");
+	for (int i = 0; i < lat_iters; i++) {
+		wait_rx(c, eps, npeers, i % npeers, (uint64_t)i, client,
+			"ping");
+		inject(c, eps[i % npeers].ep, (uint64_t)i, client);
+	}
+	sft_step("server: streaming");
+	for (int w = 0; w < windows; w++) {
+		for (int k = 0; k < wnd; k++, seq++)
+			wait_rx(c, eps, npeers, (int)(seq % npeers), seq,
+				client, "streamed message");
+		inject(c, eps[0].ep, (uint64_t)w, client);
+	}
+}
+
+static void run_server(struct sft_ctx *c, struct sft_opts *o, int npeers,
+		       int per, int windows)
+{
 	char *names = calloc((size_t)npeers, 256);
-	fi_addr_t *fa = calloc((size_t)npeers, sizeof(*fa));
-	struct scale_ep *eps;
-	uint64_t ack = 0, seq;
+	struct scale_ep *eps = calloc((size_t)npeers, sizeof(*eps));
 	fi_addr_t client = FI_ADDR_UNSPEC;
-
-	if (!names || !fa)
-		sft_die("out of memory");
-	windows = lat_iters / wnd > 4 ? lat_iters / wnd : 4;
-	sft_oob_connect(c);
-	if (o->server) {
-		char cname[256];
-		uint32_t len;
-
-		eps = calloc((size_t)npeers, sizeof(*eps));
-		if (!eps)
-			sft_die("out of memory");
-		sft_step("server: opening %d endpoints", npeers);
-		for (int i = 0; i < npeers; i++) {
-			open_scale_ep(c, &eps[i], per);
-			namelen = 256;
-			SFT_TRY(fi_getname(&eps[i].ep->fid, names + 256 * i,
-					   &namelen));
-		}
-		len = (uint32_t)namelen;
-		sft_oob_send(c, &len, sizeof(len));
-		for (int i = 0; i < npeers; i++)
-			sft_oob_send(c, names + 256 * i, len);
-		sft_oob_recv(c, &len, sizeof(len));
-		if (!len || len > sizeof(cname))
-			sft_die("client address length %u", len);
-		sft_oob_recv(c, cname, len);
-		if (fi_av_insert(c->av, cname, 1, &client, 0, NULL) != 1)
-			sft_die("fi_av_insert of the client failed");
-		for (int i = 0; i < npeers; i++)
-			for (int s = 0; s < per; s++)
-				post_rx(c, &eps[i], s, client);
-		sft_oob_sync(c);
-		/* warm-up (one message each way per peer), latency, rate */
-		sft_step("server: warm-up");
-		for (int i = 0; i < npeers; i++) {
-			sft_step("server: warm-up, peer %d", i);
-			wait_rx(c, eps, npeers, i, (uint64_t)i, client, "warm-up");
-			inject(c, eps[i].ep, (uint64_t)i, client);
-		}
-		sft_step("server: ping-pong");
-		for (int i = 0; i < lat_iters; i++) {
-			wait_rx(c, eps, npeers, i % npeers, (uint64_t)i, client,
-				"ping");
-			inject(c, eps[i % npeers].ep, (uint64_t)i, client);
-		}
-		seq = 0;
-		sft_step("server: streaming");
-		for (int w = 0; w < windows; w++) {
-			for (int k = 0; k < wnd; k++, seq++)
-				wait_rx(c, eps, npeers, (int)(seq % npeers),
-					seq, client, "streamed message");
-			inject(c, eps[0].ep, (uint64_t)w, client);
-		}
-		sft_oob_sync(c);
-		for (int i = 0; i < npeers; i++) {
-			SFT_TRY(fi_close(&eps[i].ep->fid));
-			SFT_TRY(fi_close(&eps[i].cq->fid));
-			free(eps[i].rx);
-			free(eps[i].ctx);
-		}
-		free(eps);
-		free(names);
-		free(fa);
-		return;
-	}
-
-	static struct fi_context2 rctx;
+	size_t namelen = 256;
+	char cname[256];
 	uint32_t len;
-	char mine[256];
-	size_t mlen = sizeof(mine);
-	long rss0, rss1, rss2;
-	uint64_t t0, lat_ns, rate_ns;
-	struct sft_cq *cq = &c->rxcq;
 
-	sft_oob_recv(c, &len, sizeof(len));
-	if (!len || len > 256)
-		sft_die("server address length %u", len);
-	for (int i = 0; i < npeers; i++)
-		sft_oob_recv(c, names + (size_t)len * i, len);
-	SFT_TRY(fi_getname(&c->ep->fid, mine, &mlen));
-	len = (uint32_t)mlen;
-	sft_oob_send(c, &len, sizeof(len));
-	sft_oob_send(c, mine, mlen);
-	rss0 = rss_kib();
-	if (fi_av_insert(c->av, names, (size_t)npeers, fa, 0, NULL) != npeers)
-		sft_die("fi_av_insert of %d peers failed", npeers);
-	rss1 = rss_kib();
-	sft_oob_sync(c);
-	sft_step("client: warm-up");
+	if (!names || !eps)
+		sft_die("out of memory");
+	sft_step("server: opening %d endpoints", npeers);
 	for (int i = 0; i < npeers; i++) {
-		sft_step("client: warm-up, peer %d", i);
-		SFT_POST(c, fi_trecv(c->ep, &ack, SCALE_MSG_LEN, NULL, fa[i], 0,
-				     ~0ull, &rctx));
-		inject(c, c->ep, (uint64_t)i, fa[i]);
-		sft_cq_spin(cq->cq, "warm-up answer", &rctx);
-		if (ack != (uint64_t)i)
-			sft_die("warm-up: answer %llu from peer %d",
-				(unsigned long long)ack, i);
+		open_scale_ep(c, &eps[i], i, per);
+		namelen = 256;
+		SFT_TRY(fi_getname(&eps[i].ep->fid, names + 256 * i,
+				   &namelen));
 	}
-	rss2 = rss_kib();
+	len = (uint32_t)namelen;
+	sft_oob_send(c, &len, sizeof(len));
+	for (int i = 0; i < npeers; i++)
+		sft_oob_send(c, names + 256 * i, len);
+	sft_oob_recv(c, &len, sizeof(len));
+	if (!len || len > sizeof(cname))
+		sft_die("client address length %u", len);
+	sft_oob_recv(c, cname, len);
+	if (fi_av_insert(c->av, cname, 1, &client, 0, NULL) != 1)
+		sft_die("fi_av_insert of the client failed");
+	for (int i = 0; i < npeers; i++)
+		for (int s = 0; s < per; s++)
+			post_rx(c, &eps[i], s, client);
+	sft_oob_sync(c);
+	/* warm-up (one message each way per peer), latency, rate */
+	sft_step("server: warm-up");
+	for (int i = 0; i < npeers; i++) {
+		sft_step("server: warm-up, peer %d", i);
+		wait_rx(c, eps, npeers, i, (uint64_t)i, client, "warm-up");
+		inject(c, eps[i].ep, (uint64_t)i, client);
+	}
+	server_pass(c, eps, npeers, o->iters, o->window, windows, client);
+	if (idle_ms())		/* again, after the client's silence */
+		server_pass(c, eps, npeers, o->iters, o->window, windows,
+			    client);
+	sft_oob_sync(c);
+	for (int i = 0; i < npeers; i++) {
+		SFT_TRY(fi_close(&eps[i].ep->fid));
+		SFT_TRY(fi_close(&eps[i].cq->fid));
+		free(eps[i].rx);
+		free(eps[i].ctx);
+	}
+	free(eps);
+	free(names);
+}
+
+/* The client's side of one pass: the 8-byte half round trip in ns and
+ * the streamed rate in messages per ns. */
+static void client_pass(struct sft_ctx *c, const fi_addr_t *fa, int npeers,
+			int lat_iters, int wnd, int windows, double *lat_us,
+			double *mmsgs)
+{
+	static struct fi_context2 rctx;
+	struct sft_cq *cq = &c->rxcq;
+	uint64_t ack = 0, seq = 0, t0;
+
 	sft_step("client: ping-pong");
 	t0 = sft_now_ns();
 	for (int i = 0; i < lat_iters; i++) {
@@ -339,8 +389,7 @@ static void run_peers(struct sft_ctx *c, struct sft_opts *o, int npeers)
 			sft_die("pong %llu where %d was due",
 				(unsigned long long)ack, i);
 	}
-	lat_ns = sft_now_ns() - t0;
-	seq = 0;
+	*lat_us = (sft_now_ns() - t0) / 2000.0 / lat_iters;
 	sft_step("client: streaming");
 	t0 = sft_now_ns();
 	for (int w = 0; w < windows; w++) {
@@ -353,21 +402,117 @@ static void run_peers(struct sft_ctx *c, struct sft_opts *o, int npeers)
 			sft_die("window ack %llu where %d was due",
 				(unsigned long long)ack, w);
 	}
-	rate_ns = sft_now_ns() - t0;
+	*mmsgs = (double)wnd * windows * 1000.0 / (sft_now_ns() - t0);
+}
+
+/* Silence: the CQ is read (nothing comes) so the provider runs its
+ * timers and may compact idle peers. */
+static void client_idle(struct sft_ctx *c, int ms)
+{
+	uint64_t end = sft_now_ns() + (uint64_t)ms * 1000000;
+	struct fi_cq_tagged_entry ent;
+
+	sft_step("client: idle for %d ms", ms);
+	while (sft_now_ns() < end) {
+		ssize_t ret = fi_cq_read(c->rxcq.cq, &ent, 1);
+
+		if (ret != -FI_EAGAIN)
+			sft_die("idle: fi_cq_read returned %zd", ret);
+	}
+}
+
+static void run_client(struct sft_ctx *c, struct sft_opts *o, int npeers,
+		       int windows)
+{
+	static struct fi_context2 rctx;
+	char *names = calloc((size_t)npeers, 256);
+	fi_addr_t *fa = calloc((size_t)npeers, sizeof(*fa));
+	struct sft_cq *cq = &c->rxcq;
+	size_t mlen, heap0, heap1, heap2, heap3;
+	double lat_us, mmsgs;
+	long rss0, rss1, rss2;
+	uint64_t ack = 0;
+	char mine[256];
+	uint32_t len;
+	int idle = idle_ms();
+
+	if (!names || !fa)
+		sft_die("out of memory");
+	sft_oob_recv(c, &len, sizeof(len));
+	if (!len || len > 256)
+		sft_die("server address length %u", len);
+	for (int i = 0; i < npeers; i++)
+		sft_oob_recv(c, names + (size_t)len * i, len);
+	mlen = sizeof(mine);
+	SFT_TRY(fi_getname(&c->ep->fid, mine, &mlen));
+	len = (uint32_t)mlen;
+	sft_oob_send(c, &len, sizeof(len));
+	sft_oob_send(c, mine, mlen);
+	rss0 = rss_kib();
+	heap0 = heap_bytes();
+	if (fi_av_insert(c->av, names, (size_t)npeers, fa, 0, NULL) != npeers)
+		sft_die("fi_av_insert of %d peers failed", npeers);
+	rss1 = rss_kib();
+	heap1 = heap_bytes();
 	sft_oob_sync(c);
+	sft_step("client: warm-up");
+	for (int i = 0; i < npeers; i++) {
+		sft_step("client: warm-up, peer %d", i);
+		SFT_POST(c, fi_trecv(c->ep, &ack, SCALE_MSG_LEN, NULL, fa[i], 0,
+				     ~0ull, &rctx));
+		inject(c, c->ep, (uint64_t)i, fa[i]);
+		sft_cq_spin(cq->cq, "warm-up answer", &rctx);
+		if (ack != (uint64_t)i)
+			sft_die("warm-up: answer %llu from peer %d",
+				(unsigned long long)ack, i);
+	}
+	rss2 = rss_kib();
+	client_pass(c, fa, npeers, o->iters, o->window, windows, &lat_us,
+		    &mmsgs);
 	printf("%-8s %12s %12s %16s %18s\n", "peers", "lat_us", "Mmsg/s",
 	       "KiB/peer(AV)", "KiB/peer(active)");
-	printf("%-8d %12.3f %12.4f %16.3f %18.3f\n", npeers,
-	       lat_ns / 2000.0 / lat_iters,
-	       (double)wnd * windows * 1000.0 / rate_ns,
+	printf("%-8d %12.3f %12.4f %16.3f %18.3f\n", npeers, lat_us, mmsgs,
 	       (double)(rss1 - rss0) / npeers, (double)(rss2 - rss0) / npeers);
 	printf("RESULT op=peers size=%d lat_us=%.3f mmsgs=%.4f "
 	       "kib_per_peer_av=%.3f kib_per_peer_active=%.3f\n", npeers,
-	       lat_ns / 2000.0 / lat_iters,
-	       (double)wnd * windows * 1000.0 / rate_ns,
-	       (double)(rss1 - rss0) / npeers, (double)(rss2 - rss0) / npeers);
+	       lat_us, mmsgs, (double)(rss1 - rss0) / npeers,
+	       (double)(rss2 - rss0) / npeers);
+	if (idle) {
+		heap2 = heap_bytes();
+		client_idle(c, idle);
+		heap3 = heap_bytes();
+		client_pass(c, fa, npeers, o->iters, o->window, windows,
+			    &lat_us, &mmsgs);
+		/* per peer, beyond its AV entry (heap1 - heap0) */
+		printf("after %d ms idle: heap per peer %.0f B active, %.0f B "
+		       "idle (AV entry %.0f B); woken: lat %.3f us, %.4f "
+		       "Mmsg/s\n", idle,
+		       ((double)heap2 - (double)heap1) / npeers,
+		       ((double)heap3 - (double)heap1) / npeers,
+		       ((double)heap1 - (double)heap0) / npeers, lat_us, mmsgs);
+		printf("RESULT op=idle size=%d idle_ms=%d "
+		       "heap_b_per_peer_active=%.1f heap_b_per_peer_idle=%.1f "
+		       "heap_b_per_peer_av=%.1f lat_us=%.3f mmsgs=%.4f\n",
+		       npeers, idle, ((double)heap2 - (double)heap1) / npeers,
+		       ((double)heap3 - (double)heap1) / npeers,
+		       ((double)heap1 - (double)heap0) / npeers, lat_us, mmsgs);
+	}
+	sft_oob_sync(c);
 	free(names);
 	free(fa);
+}
+
+static void run_peers(struct sft_ctx *c, struct sft_opts *o, int npeers)
+{
+	int wnd = o->window;
+	int per = (wnd + npeers - 1) / npeers + 1;
+	int windows = o->iters / wnd > 4 ? o->iters / wnd : 4;
+
+	sft_oob_connect(c);
+	if (o->server)
+		run_server(c, o, npeers, per, windows);
+	else
+		run_client(c, o, npeers, windows);
 }
 
 int main(int argc, char **argv)
@@ -395,8 +540,9 @@ int main(int argc, char **argv)
 		sft_die("-o must be av or peers");
 	/* -S gives the peer count */
 	npeers = o.sizes_set ? (int)o.sizes[0] : 64;
-	if (npeers < 1 || npeers > 65536)
-		sft_die("bad peer count %d", npeers);
+	if (npeers < 1 || npeers > SCALE_MAX_PEERS)
+		sft_die("bad peer count %d (1 to %d)", npeers,
+			SCALE_MAX_PEERS);
 	run_peers(&c, &o, npeers);
 	sft_teardown(&c);
 	sft_pass("peers %d", npeers);

@@ -63,6 +63,7 @@ struct soak_inc {
 	 * send-after-send order and the gap never fills. */
 	uint64_t prefix[SOAK_EP_MAX];
 	uint64_t msg_bytes, rma_ops, rma_bytes, atomic_ops;
+	uint64_t atomic_pending;	/* the add posted, not yet completed */
 };
 
 struct soak_shared {
@@ -169,6 +170,7 @@ struct soak_client {
 	uint64_t next_seq[SOAK_EP_MAX];
 	uint64_t done_bits[SOAK_EP_MAX];	/* completed, from prefix on */
 	uint64_t rng;
+	uint64_t last_add;		/* its previous fetch-add's */
 };
 
 static uint64_t soak_rand(uint64_t *s)
@@ -342,6 +344,29 @@ static void client_rma(struct soak_client *c, uint8_t *src, uint8_t *dst)
 	c->me->rma_bytes += 2 * len;
 }
 
+/* A fetch-add that found more than this client knows of: which of the
+ * slot's earlier clients had an add posted and not completed when it
+ * ended, and how each ended. */
+static void client_atomic_blame(const struct soak_client *c, uint64_t extra)
+{
+	static const char *const end[] = { "running", "done", "killed",
+					   "failed" };
+
+	for (uint32_t i = 0; i < c->inc; i++) {
+		const struct soak_inc *in = &shm->inc[i];
+
+		if (in->slot != c->me->slot)
+			continue;
+		printf("slot %d: client %u %s, %llu atomics, add %llu "
+		       "pending%s\n", in->slot, i,
+		       in->state >= 0 && in->state <= INC_FAILED ?
+		       end[in->state] : "?",
+		       (unsigned long long)in->atomic_ops,
+		       (unsigned long long)in->atomic_pending,
+		       in->atomic_pending == extra ? " (the extra)" : "");
+	}
+}
+
 static void client_atomic(struct soak_client *c, uint64_t *total, int *known)
 {
 	uint64_t addr = slot_addr(c->me->slot) + SOAK_SLOT_BYTES;
@@ -356,14 +381,23 @@ static void client_atomic(struct soak_client *c, uint64_t *total, int *known)
 					       &c->sync_ctx));
 		*known = 1;
 	}
+	c->me->atomic_pending = add;
 	CLIENT_SYNC_OP(c, "fetch-add",
 		       fi_fetch_atomic(c->f.ep[0], &add, 1, NULL, &prev, NULL,
 				       c->srv[ep], addr, shm->key, FI_UINT64,
 				       FI_SUM, &c->sync_ctx));
-	if (prev != *total)
-		sft_die("client %u: fetch-add returned %llu, the counter was "
-			"%llu", c->inc, (unsigned long long)prev,
-			(unsigned long long)*total);
+	c->me->atomic_pending = 0;
+	if (prev != *total) {
+		client_atomic_blame(c, prev - *total);
+		sft_die("client %u: fetch-add through server endpoint %d "
+			"returned %llu, the counter was %llu (its add %llu, "
+			"its last %llu, %llu before)", c->inc, ep,
+			(unsigned long long)prev,
+			(unsigned long long)*total, (unsigned long long)add,
+			(unsigned long long)c->last_add,
+			(unsigned long long)c->me->atomic_ops);
+	}
+	c->last_add = add;
 	*total += add;
 	c->me->atomic_ops++;
 }

@@ -557,6 +557,8 @@ void srd_progress_note_app(struct srd_domain *dom, struct srd_ep *ep);
  * (srd_ep_set_progress), progresses the domain's endpoints that no
  * thread has progressed for SRD_EP_STALE_NS (srd_progress.c). */
 #define SRD_EP_STALE_NS		(200 * SRD_NS_PER_US)
+/* endpoints one pass looks at, round robin over the domain's */
+#define SRD_EP_STALE_LOOK	8
 void srd_progress_stale(struct srd_domain *dom);
 
 /* Every data-path post: under the endpoint's lock, noted as application

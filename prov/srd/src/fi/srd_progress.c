@@ -27,6 +27,8 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -41,6 +43,9 @@ struct srd_progress {
 	struct srd_wait all;		/* away endpoints' sockets + wake fd */
 	uint64_t until;			/* when the sleeping thread wakes */
 };
+
+/* The progress thread's nice value (see progress_main). */
+#define SRD_PROGRESS_NICE	10
 
 static pthread_mutex_t progress_all_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct srd_dlist progress_all = { &progress_all, &progress_all };
@@ -67,8 +72,8 @@ void srd_progress_note_app(struct srd_domain *dom, struct srd_ep *ep)
 }
 
 /*
- * Endpoints whose threads are away.  The progress thread runs at
- * SCHED_IDLE, so where every CPU is busy (a rank per core, one of them
+ * Endpoints whose threads are away.  The progress thread runs niced
+ * (SRD_PROGRESS_NICE), so where every CPU is busy (a rank per core, one of them
  * computing or checking its data for milliseconds, the others polling)
  * it does not run for ticks at a time, and an endpoint its thread left
  * owes its peers acks that their timers then give up on (two threads
@@ -82,14 +87,20 @@ void srd_progress_note_app(struct srd_domain *dom, struct srd_ep *ep)
  * holds is not waited for, and a pass already running elsewhere is not
  * repeated.  Completions land in the endpoints' own CQs and counters.
  * The pass gives way to this thread's walk of the list, which holds the
- * domain lock: a walk that SCHED_IDLE left off the CPU halfway stops
+ * domain lock: a walk that the scheduler left off the CPU halfway stops
  * the pass too, until the thread runs again.
+ * A pass looks at SRD_EP_STALE_LOOK endpoints from the head of the list
+ * and moves each to its tail, so its cost does not grow with the
+ * domain: an application that drives a thousand endpoints by hand, one
+ * at a time, would otherwise pay a receive call on every one of them
+ * per pass (sft_scale, 1,000 endpoints: a warm-up round trip took
+ * 170 ms).  Where there are more, each is looked at every
+ * endpoints / SRD_EP_STALE_LOOK passes.
  */
 void srd_progress_stale(struct srd_domain *dom)
 {
 	uint64_t now = srd_clock_now_ns();
 	uint64_t next = __atomic_load_n(&dom->stale_next_ns, __ATOMIC_RELAXED);
-	struct srd_dlist *e;
 
 	if (now < next || !__atomic_compare_exchange_n(&dom->stale_next_ns,
 			&next, now + SRD_EP_STALE_NS / 2, false,
@@ -97,12 +108,15 @@ void srd_progress_stale(struct srd_domain *dom)
 		return;
 	if (!srd_lock_try_unwanted(&dom->lock))
 		return;
-	srd_dlist_foreach(&dom->eps, e) {
+	for (int k = 0; k < SRD_EP_STALE_LOOK && !srd_dlist_empty(&dom->eps);
+	     k++) {
+		struct srd_dlist *e = srd_dlist_pop_head(&dom->eps);
 		struct srd_ep *ep = srd_container_of(e, struct srd_ep,
 						     dom_entry);
 		int64_t age = (int64_t)(now - __atomic_load_n(
 				&ep->progressed_ns, __ATOMIC_RELAXED));
 
+		srd_dlist_insert_tail(&dom->eps, e);
 		if (age <= (int64_t)SRD_EP_STALE_NS || !srd_ep_trylock(ep))
 			continue;
 		srd_ep_progress(ep);
@@ -144,13 +158,21 @@ static void *progress_main(void *arg)
 {
 	struct srd_domain *dom = arg;
 	struct srd_progress *prog = dom->progress;
-	struct sched_param idle = { .sched_priority = 0 };
 
-	/* A background keeper: it must not take CPU from the ranks of an
-	 * oversubscribed node, where a rank is routinely off-CPU for longer
-	 * than progress_idle_us; SCHED_IDLE still runs it when nothing else
-	 * wants the CPU and gives it a small share when everything does. */
-	if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle))
+	/* A background keeper: it must not take much CPU from the ranks of
+	 * an oversubscribed node, where a rank is routinely off-CPU for
+	 * longer than progress_idle_us, so it runs niced
+	 * (SRD_PROGRESS_NICE).  Not SCHED_IDLE: it holds an endpoint's lock
+	 * while it progresses it, which the application then waits for
+	 * (srd_ep_set_progress), and with every CPU busy a SCHED_IDLE
+	 * holder got so little of one that the soak's server (its main
+	 * thread waiting, four client processes polling on two cores)
+	 * answered nothing for 23 s and its clients failed their peer
+	 * timeout.  Niced, a step of a millisecond still ends within tens
+	 * of milliseconds.  An unprivileged thread can raise its nice
+	 * value but never lower it again, so it is set once. */
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid),
+			SRD_PROGRESS_NICE))
 		SRD_INFO(FI_LOG_DOMAIN, "progress thread keeps its priority\n");
 	srd_domain_lock(dom);
 	/* stop is also set without the lock (srd_progress_stop_all) */

@@ -244,9 +244,9 @@ int srd_waiter_control(struct srd_waiter *w, enum fi_wait_obj obj,
 /* Progresses each endpoint whose lock is free: one that an application
  * thread holds is being progressed or posted to right now, and waiting
  * for it would only queue this poller behind that one.  One that the
- * progress thread holds is waited for: that thread runs at SCHED_IDLE,
- * and a poller that spun past it instead would keep it off the CPU,
- * lock held, on a busy core (priority inversion: no progress at all). */
+ * progress thread holds is waited for: that thread runs niced, and a
+ * poller that spun past it instead would keep it off the CPU, lock
+ * held, on a busy core (priority inversion: no progress at all). */
 void srd_ep_set_progress(struct srd_ep_set *set)
 {
 	struct srd_domain *dom = NULL;
