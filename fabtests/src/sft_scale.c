@@ -7,8 +7,11 @@
  *           ports) into a fresh AV, once in one call and once one by
  *           one; prints microseconds per address and the resident memory
  *           the AV grew by per address.
- *   -o peers  the server opens -N endpoints (one process, one domain,
- *           one AV, a CQ per endpoint); the client's one endpoint puts
+ *   -o peers  the server opens -S endpoints (one domain, one AV, a CQ
+ *           per endpoint; past what one process's descriptors allow,
+ *           or SFT_SCALE_EPS_PER_PROC, in forked workers that share
+ *           them out, each with its own domain); the client's one
+ *           endpoint puts
  *           all of them in its AV and measures, spreading its traffic
  *           round robin over them:
  *             latency: 8-byte ping-pong, round trip i with peer i % N;
@@ -24,8 +27,7 @@
  *           A port number belongs to one IP, so past
  *           SCALE_EPS_PER_IP endpoints on a loopback address the server
  *           binds the next ones to the next loopback IPs (127.0.0.2,
- *           ...): up to 131,072 endpoints (raise `ulimit -n` to that
- *           and more for the server: a socket or more each).
+ *           ...): up to 131,072 endpoints.
  *
  * Every message carries the number of its round or slot, checked on
  * arrival, so a message delivered to the wrong peer, lost or repeated
@@ -46,7 +48,15 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define SCALE_ACK_TAG 0xacull
 #define SCALE_MSG_LEN 8
@@ -175,9 +185,11 @@ static void post_rx(struct sft_ctx *c, struct scale_ep *e, int slot,
 
 /* The fi_info endpoint idx opens with: c->info, or past
  * SCALE_EPS_PER_IP endpoints a copy bound to the next loopback IP. */
+static struct fi_info *scale_ip_info;	/* the copy for one further IP */
+
 static struct fi_info *scale_ep_info(struct sft_ctx *c, int idx)
 {
-	static struct fi_info *info;
+	struct fi_info *info = scale_ip_info;
 	static int ip = -1;
 	struct sockaddr_in *sin;
 	int want = idx / SCALE_EPS_PER_IP;
@@ -201,6 +213,7 @@ static struct fi_info *scale_ep_info(struct sft_ctx *c, int idx)
 				     (uint32_t)want);
 	sin->sin_port = 0;
 	ip = want;
+	scale_ip_info = info;
 	return info;
 }
 
@@ -238,37 +251,145 @@ static void poll_ep(struct scale_ep *e, const char *what)
 	e->done++;
 }
 
-/* Server: waits for endpoint idx's next message and checks it.  Progress
- * is manual: while it waits, one other endpoint's CQ is read per turn,
- * round robin, so every endpoint keeps answering handshakes and acks
- * (the cost per turn stays the same whatever the number of endpoints). */
-static void wait_rx(struct sft_ctx *c, struct scale_ep *eps, int n, int idx,
-		    uint64_t want, fi_addr_t from, const char *what)
+/*
+ * The server side.  An endpoint costs the server process file
+ * descriptors (srd: a socket per path, and its CQ's epoll set and
+ * eventfd), so past what one process may open (RLIMIT_NOFILE) the
+ * server forks workers before opening anything: each has its own
+ * fabric, domain, AV and a contiguous share [lo, hi) of the endpoints,
+ * and follows the same script, answering only for its share.  They meet
+ * in shared memory: endpoint names, the client's address, and the count
+ * of streamed messages received, which the owner of endpoint 0 waits
+ * for before it acks a window.
+ */
+struct scale_shared {
+	_Atomic uint32_t opened;	/* workers whose endpoints are named */
+	_Atomic uint32_t ready;		/* ... whose receives are posted */
+	_Atomic uint32_t have_client;	/* client_name is set */
+	_Atomic uint32_t finished;	/* the client is done: close */
+	_Atomic uint64_t streamed;	/* streamed messages received, all */
+	_Atomic uint64_t heard;		/* messages received, all workers */
+	uint32_t name_len;
+	uint32_t client_len;
+	char client_name[256];
+	char names[][256];		/* one per endpoint */
+};
+
+struct scale_srv {
+	struct sft_ctx *c;
+	struct scale_shared *sh;
+	struct scale_ep *eps;		/* [lo, hi) */
+	int lo, hi, npeers;
+	int nprocs;
+	unsigned sweep;
+	int answered;			/* the endpoint that sent last, or -1 */
+	fi_addr_t client;
+};
+
+/* A worker that waits this long for its next message naps between
+ * looks: only one worker's endpoint is due at a time, and twenty of
+ * them spinning on two cores would starve it (its endpoints' acks are
+ * the provider's to send meanwhile: srd's progress thread). */
+#define SCALE_DOZE_NS	2000000ull
+
+/* A nap: 1 ms, 10 ms once the wait is 50 ms long (twenty workers
+ * napping 1 ms still took a third of a core). */
+static void srv_nap(uint64_t waited_ns)
 {
-	static unsigned sweep;
-	struct scale_ep *e = &eps[idx];
-	uint64_t t0 = 0;
+	usleep(waited_ns > 50000000ull ? 10000 : 1000);
+}
+
+static bool srv_owns(const struct scale_srv *sv, int idx)
+{
+	return idx >= sv->lo && idx < sv->hi;
+}
+
+/* Waits for endpoint idx's next message and checks it.  Progress is
+ * manual: while it waits, the CQ of the endpoint that answered last is
+ * read too (its answer may still need its own handshake to the client,
+ * and a sweep of thousands of endpoints comes back to it only every few
+ * milliseconds), and one other endpoint's, round robin, so every
+ * endpoint keeps answering handshakes and acks (the cost per turn stays
+ * the same whatever the number of endpoints). */
+static void wait_rx(struct scale_srv *sv, int idx, uint64_t want,
+		    const char *what)
+{
+	struct scale_ep *e = &sv->eps[idx - sv->lo];
+	int n = sv->hi - sv->lo;
+	uint64_t start = 0, t0 = 0, heard = 0, now;
+	bool doze = false;
 	int slot;
 
+	/* the time limit runs while no worker hears anything (the others'
+	 * turns come first); the naps start once this wait is long */
 	for (unsigned spin = 0; !e->done; spin++) {
 		poll_ep(e, what);
-		poll_ep(&eps[sweep++ % (unsigned)n], what);
-		if (spin & 0xfff)
+		if (sv->answered >= 0)
+			poll_ep(&sv->eps[sv->answered], what);
+		poll_ep(&sv->eps[sv->sweep++ % (unsigned)n], what);
+		if (!doze && (spin & 0xfff))
 			continue;
-		if (!t0)
-			t0 = sft_now_ns();
-		else if (sft_now_ns() - t0 > SFT_COMP_TIMEOUT_MS * 1000000ull)
+		now = sft_now_ns();
+		if (!start)
+			start = now;
+		if (!t0 || heard != atomic_load(&sv->sh->heard)) {
+			t0 = now;
+			heard = atomic_load(&sv->sh->heard);
+		} else if (now - t0 > SFT_COMP_TIMEOUT_MS * 1000000ull) {
 			sft_die("%s: no completion in %d ms", what,
 				SFT_COMP_TIMEOUT_MS);
+		}
+		doze = sv->nprocs > 1 && now - start > SCALE_DOZE_NS;
+		if (doze)
+			srv_nap(now - start);
 	}
+	atomic_fetch_add(&sv->sh->heard, 1);
 	e->done--;
 	slot = e->next;
 	if (e->rx[slot] != want)
 		sft_die("%s: message %llu where %llu was due", what,
 			(unsigned long long)e->rx[slot],
 			(unsigned long long)want);
-	post_rx(c, e, slot, from);
+	post_rx(sv->c, e, slot, sv->client);
 	e->next = (slot + 1) % e->nrx;
+}
+
+/* Reads this worker's CQs until pred(sv, arg) holds (another worker's
+ * part of a window, or the end of the run). */
+static void srv_wait_for(struct scale_srv *sv,
+			 bool (*pred)(struct scale_srv *, uint64_t),
+			 uint64_t arg, const char *what)
+{
+	uint64_t start = sft_now_ns(), t0 = start, now;
+	uint64_t heard = atomic_load(&sv->sh->heard);
+	int n = sv->hi - sv->lo;
+
+	while (!pred(sv, arg)) {
+		if (sv->answered >= 0)
+			poll_ep(&sv->eps[sv->answered], what);
+		poll_ep(&sv->eps[sv->sweep++ % (unsigned)n], what);
+		now = sft_now_ns();
+		if (heard != atomic_load(&sv->sh->heard)) {
+			t0 = now;
+			heard = atomic_load(&sv->sh->heard);
+		} else if (now - t0 > SFT_COMP_TIMEOUT_MS * 1000000ull) {
+			sft_die("%s: not done in %d ms", what,
+				SFT_COMP_TIMEOUT_MS);
+		}
+		if (sv->nprocs > 1 && now - start > SCALE_DOZE_NS)
+			srv_nap(now - start);
+	}
+}
+
+static bool streamed_reached(struct scale_srv *sv, uint64_t want)
+{
+	return atomic_load(&sv->sh->streamed) >= want;
+}
+
+static bool run_finished(struct scale_srv *sv, uint64_t unused)
+{
+	(void)unused;
+	return atomic_load(&sv->sh->finished) != 0;
 }
 
 static void inject(struct sft_ctx *c, struct fid_ep *ep, uint64_t v,
@@ -290,80 +411,261 @@ static int idle_ms(void)
 	return ms;
 }
 
-/* The server's side of one pass: ping-pong, then streamed windows. */
-static void server_pass(struct sft_ctx *c, struct scale_ep *eps, int npeers,
-			int lat_iters, int wnd, int windows, fi_addr_t client)
+/* One message from the client to endpoint idx and its answer, if this
+ * worker owns idx. */
+static void srv_echo(struct scale_srv *sv, int idx, uint64_t v,
+		     const char *what)
 {
+	if (!srv_owns(sv, idx))
+		return;
+	wait_rx(sv, idx, v, what);
+	inject(sv->c, sv->eps[idx - sv->lo].ep, v, sv->client);
+	sv->answered = idx - sv->lo;
+}
+
+/* The server's side of pass number pass: ping-pong, then streamed
+ * windows, each acked from endpoint 0 once every worker has its part. */
+static void server_pass(struct scale_srv *sv, int pass, int lat_iters,
+			int wnd, int windows)
+{
+	uint64_t base = (uint64_t)pass * (uint64_t)windows * (uint64_t)wnd;
 	uint64_t seq = 0;
 
 	sft_step("server: ping-pong");
-	for (int i = 0; i < lat_iters; i++) {
-		wait_rx(c, eps, npeers, i % npeers, (uint64_t)i, client,
-			"ping");
-		inject(c, eps[i % npeers].ep, (uint64_t)i, client);
-	}
+	for (int i = 0; i < lat_iters; i++)
+		srv_echo(sv, i % sv->npeers, (uint64_t)i, "ping");
 	sft_step("server: streaming");
 	for (int w = 0; w < windows; w++) {
-		for (int k = 0; k < wnd; k++, seq++)
-			wait_rx(c, eps, npeers, (int)(seq % npeers), seq,
-				client, "streamed message");
-		inject(c, eps[0].ep, (uint64_t)w, client);
+		for (int k = 0; k < wnd; k++, seq++) {
+			int idx = (int)(seq % (uint64_t)sv->npeers);
+
+			if (!srv_owns(sv, idx))
+				continue;
+			wait_rx(sv, idx, seq, "streamed message");
+			atomic_fetch_add(&sv->sh->streamed, 1);
+		}
+		if (!srv_owns(sv, 0))
+			continue;
+		srv_wait_for(sv, streamed_reached,
+			     base + (uint64_t)(w + 1) * (uint64_t)wnd,
+			     "window (other workers)");
+		inject(sv->c, sv->eps[0].ep, (uint64_t)w, sv->client);
+		sv->answered = 0;
 	}
 }
 
-static void run_server(struct sft_ctx *c, struct sft_opts *o, int npeers,
-		       int per, int windows)
+/* Waits until every worker has reached *count, or dies with the first
+ * worker that died. */
+static void srv_gather(struct scale_srv *sv, _Atomic uint32_t *count,
+		       const char *what)
 {
-	char *names = calloc((size_t)npeers, 256);
-	struct scale_ep *eps = calloc((size_t)npeers, sizeof(*eps));
-	fi_addr_t client = FI_ADDR_UNSPEC;
-	size_t namelen = 256;
-	char cname[256];
-	uint32_t len;
+	uint64_t t0 = sft_now_ns();
+	int status;
 
-	if (!names || !eps)
+	while (atomic_load(count) < (uint32_t)sv->nprocs) {
+		pid_t pid = waitpid(-1, &status, WNOHANG);
+
+		if (pid > 0)
+			sft_die("%s: server worker %d ended (status %d)",
+				what, (int)pid, status);
+		if (sft_now_ns() - t0 > SFT_COMP_TIMEOUT_MS * 1000000ull)
+			sft_die("%s: workers not there in %d ms", what,
+				SFT_COMP_TIMEOUT_MS);
+		usleep(1000);
+	}
+}
+
+static void srv_open(struct scale_srv *sv, int per)
+{
+	size_t namelen = 0;
+
+	sv->eps = calloc((size_t)(sv->hi - sv->lo), sizeof(*sv->eps));
+	if (!sv->eps)
 		sft_die("out of memory");
-	sft_step("server: opening %d endpoints", npeers);
-	for (int i = 0; i < npeers; i++) {
-		open_scale_ep(c, &eps[i], i, per);
+	sft_step("server: opening endpoints %d to %d", sv->lo, sv->hi - 1);
+	for (int i = sv->lo; i < sv->hi; i++) {
+		open_scale_ep(sv->c, &sv->eps[i - sv->lo], i, per);
 		namelen = 256;
-		SFT_TRY(fi_getname(&eps[i].ep->fid, names + 256 * i,
-				   &namelen));
+		SFT_TRY(fi_getname(&sv->eps[i - sv->lo].ep->fid,
+				   sv->sh->names[i], &namelen));
 	}
-	len = (uint32_t)namelen;
-	sft_oob_send(c, &len, sizeof(len));
-	for (int i = 0; i < npeers; i++)
-		sft_oob_send(c, names + 256 * i, len);
-	sft_oob_recv(c, &len, sizeof(len));
-	if (!len || len > sizeof(cname))
-		sft_die("client address length %u", len);
-	sft_oob_recv(c, cname, len);
-	if (fi_av_insert(c->av, cname, 1, &client, 0, NULL) != 1)
+	if (sv->lo == 0)
+		sv->sh->name_len = (uint32_t)namelen;
+	else if (namelen != sv->sh->name_len && sv->sh->name_len)
+		sft_die("endpoint names of %zu and %u bytes", namelen,
+			sv->sh->name_len);
+	atomic_fetch_add(&sv->sh->opened, 1);
+}
+
+/* Every worker, once the client's address is known: its receives. */
+static void srv_arm(struct scale_srv *sv, int per)
+{
+	struct sft_ctx *c = sv->c;
+
+	if (fi_av_insert(c->av, sv->sh->client_name, 1, &sv->client, 0,
+			 NULL) != 1)
 		sft_die("fi_av_insert of the client failed");
-	for (int i = 0; i < npeers; i++)
+	for (int i = sv->lo; i < sv->hi; i++)
 		for (int s = 0; s < per; s++)
-			post_rx(c, &eps[i], s, client);
-	sft_oob_sync(c);
-	/* warm-up (one message each way per peer), latency, rate */
+			post_rx(c, &sv->eps[i - sv->lo], s, sv->client);
+	atomic_fetch_add(&sv->sh->ready, 1);
+}
+
+/* Every worker: warm-up (one message each way per peer), latency, rate,
+ * and again after the client's silence. */
+static void srv_script(struct scale_srv *sv, struct sft_opts *o,
+		       int windows)
+{
 	sft_step("server: warm-up");
-	for (int i = 0; i < npeers; i++) {
+	for (int i = sv->lo; i < sv->hi; i++) {
 		sft_step("server: warm-up, peer %d", i);
-		wait_rx(c, eps, npeers, i, (uint64_t)i, client, "warm-up");
-		inject(c, eps[i].ep, (uint64_t)i, client);
+		srv_echo(sv, i, (uint64_t)i, "warm-up");
 	}
-	server_pass(c, eps, npeers, o->iters, o->window, windows, client);
-	if (idle_ms())		/* again, after the client's silence */
-		server_pass(c, eps, npeers, o->iters, o->window, windows,
-			    client);
+	server_pass(sv, 0, o->iters, o->window, windows);
+	if (idle_ms())
+		server_pass(sv, 1, o->iters, o->window, windows);
+}
+
+static void srv_close(struct scale_srv *sv)
+{
+	for (int i = 0; i < sv->hi - sv->lo; i++) {
+		SFT_TRY(fi_close(&sv->eps[i].ep->fid));
+		SFT_TRY(fi_close(&sv->eps[i].cq->fid));
+		free(sv->eps[i].rx);
+		free(sv->eps[i].ctx);
+	}
+	free(sv->eps);
+	if (scale_ip_info)
+		fi_freeinfo(scale_ip_info);
+	scale_ip_info = NULL;
+}
+
+/* A forked worker: its own provider objects, its share, then exit. */
+static void srv_worker(struct scale_srv *sv, struct sft_opts *o,
+		       struct sft_params *p, int per, int windows)
+{
+	struct sft_ctx c;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	sft_setup(&c, o, p);
+	sv->c = &c;
+	srv_open(sv, per);
+	while (!atomic_load(&sv->sh->have_client)) {
+		if (getppid() == 1)
+			sft_die("server worker: the server is gone");
+		usleep(1000);
+	}
+	srv_arm(sv, per);
+	srv_script(sv, o, windows);
+	srv_wait_for(sv, run_finished, 0, "end of run");
+	srv_close(sv);
+	sft_teardown(&c);
+	exit(0);
+}
+
+/* Endpoints one server process opens: what its descriptors allow, with
+ * four per endpoint (srd with one path uses three), or fewer where
+ * SFT_SCALE_EPS_PER_PROC says so (to run two counts of peers with the
+ * same number of server processes). */
+static int srv_eps_per_proc(void)
+{
+	const char *v = getenv("SFT_SCALE_EPS_PER_PROC");
+	int each = SCALE_MAX_PEERS;
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		each = rl.rlim_cur > 256 ? (int)((rl.rlim_cur - 128) / 4) : 32;
+	if (v) {
+		int want = atoi(v);
+
+		if (want < 1)
+			sft_die("SFT_SCALE_EPS_PER_PROC=%s: at least 1", v);
+		if (want < each)
+			each = want;
+	}
+	return each;
+}
+
+/* Forks the workers past the first (before any provider object is
+ * opened, so that none is shared across fork) and returns the first's
+ * server state; npeers and the shared block are set in it. */
+static struct scale_srv *srv_start(struct sft_opts *o, struct sft_params *p,
+				   int npeers, int per, int windows)
+{
+	static struct scale_srv first;
+	int each = srv_eps_per_proc();
+	int nprocs = (npeers + each - 1) / each;
+	size_t shsz = sizeof(struct scale_shared) + (size_t)npeers * 256;
+	struct scale_shared *sh;
+
+	each = (npeers + nprocs - 1) / nprocs;
+	sh = mmap(NULL, shsz, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		sft_die("mmap of %zu shared bytes failed", shsz);
+	if (nprocs > 1)
+		printf("server: %d processes of up to %d endpoints "
+		       "(RLIMIT_NOFILE, SFT_SCALE_EPS_PER_PROC)\n", nprocs,
+		       each);
+	fflush(stdout);
+	for (int w = 0; w < nprocs; w++) {
+		struct scale_srv sv = {
+			.sh = sh, .npeers = npeers, .nprocs = nprocs,
+			.lo = w * each,
+			.hi = (w + 1) * each < npeers ? (w + 1) * each : npeers,
+			.client = FI_ADDR_UNSPEC, .answered = -1,
+		};
+		pid_t pid;
+
+		if (!w) {
+			first = sv;
+			continue;
+		}
+		pid = fork();
+		if (pid < 0)
+			sft_die("fork: %s", strerror(errno));
+		if (!pid)
+			srv_worker(&sv, o, p, per, windows);
+	}
+	return &first;
+}
+
+/* The first worker: it holds the OOB connection, so it hands the names
+ * over, starts the client once every worker is armed and ends the run. */
+static void run_server(struct sft_ctx *c, struct sft_opts *o,
+		       struct scale_srv *sv, int per, int windows)
+{
+	struct scale_shared *sh = sv->sh;
+	uint32_t len;
+	int status;
+
+	sv->c = c;
+	srv_open(sv, per);
+	srv_gather(sv, &sh->opened, "opening endpoints");
+	len = sh->name_len;
+	sft_oob_send(c, &len, sizeof(len));
+	for (int i = 0; i < sv->npeers; i++)
+		sft_oob_send(c, sh->names[i], len);
+	sft_oob_recv(c, &len, sizeof(len));
+	if (!len || len > sizeof(sh->client_name))
+		sft_die("client address length %u", len);
+	sft_oob_recv(c, sh->client_name, len);
+	sh->client_len = len;
+	atomic_store(&sh->have_client, 1);
+	srv_arm(sv, per);
+	srv_gather(sv, &sh->ready, "posting receives");
 	sft_oob_sync(c);
-	for (int i = 0; i < npeers; i++) {
-		SFT_TRY(fi_close(&eps[i].ep->fid));
-		SFT_TRY(fi_close(&eps[i].cq->fid));
-		free(eps[i].rx);
-		free(eps[i].ctx);
+	srv_script(sv, o, windows);
+	sft_oob_sync(c);
+	atomic_store(&sh->finished, 1);
+	for (int w = 1; w < sv->nprocs; w++) {
+		pid_t pid = wait(&status);
+
+		if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+			sft_die("server worker %d failed (status %d)",
+				(int)pid, status);
 	}
-	free(eps);
-	free(names);
+	srv_close(sv);
 }
 
 /* The client's side of one pass: the 8-byte half round trip in ns and
@@ -419,6 +721,26 @@ static void client_idle(struct sft_ctx *c, int ms)
 		if (ret != -FI_EAGAIN)
 			sft_die("idle: fi_cq_read returned %zd", ret);
 	}
+}
+
+/* The heap per peer after the first pass (heap2) and after the idle
+ * spell (heap3), beyond its AV entry (heap1 - heap0), and the woken
+ * peers' latency and rate. */
+static void report_idle(int npeers, int idle, size_t heap0, size_t heap1,
+			size_t heap2, size_t heap3, double lat_us,
+			double mmsgs)
+{
+	double active = ((double)heap2 - (double)heap1) / npeers;
+	double quiet = ((double)heap3 - (double)heap1) / npeers;
+	double av = ((double)heap1 - (double)heap0) / npeers;
+
+	printf("after %d ms idle: heap per peer %.0f B active, %.0f B idle "
+	       "(AV entry %.0f B); woken: lat %.3f us, %.4f Mmsg/s\n", idle,
+	       active, quiet, av, lat_us, mmsgs);
+	printf("RESULT op=idle size=%d idle_ms=%d heap_b_per_peer_active=%.1f "
+	       "heap_b_per_peer_idle=%.1f heap_b_per_peer_av=%.1f lat_us=%.3f "
+	       "mmsgs=%.4f\n", npeers, idle, active, quiet, av, lat_us,
+	       mmsgs);
 }
 
 static void run_client(struct sft_ctx *c, struct sft_opts *o, int npeers,
@@ -483,50 +805,45 @@ static void run_client(struct sft_ctx *c, struct sft_opts *o, int npeers,
 		heap3 = heap_bytes();
 		client_pass(c, fa, npeers, o->iters, o->window, windows,
 			    &lat_us, &mmsgs);
-		/* per peer, beyond its AV entry (heap1 - heap0) */
-		printf("after %d ms idle: heap per peer %.0f B active, %.0f B "
-		       "idle (AV entry %.0f B); woken: lat %.3f us, %.4f "
-		       "Mmsg/s\n", idle,
-		       ((double)heap2 - (double)heap1) / npeers,
-		       ((double)heap3 - (double)heap1) / npeers,
-		       ((double)heap1 - (double)heap0) / npeers, lat_us, mmsgs);
-		printf("RESULT op=idle size=%d idle_ms=%d "
-		       "heap_b_per_peer_active=%.1f heap_b_per_peer_idle=%.1f "
-		       "heap_b_per_peer_av=%.1f lat_us=%.3f mmsgs=%.4f\n",
-		       npeers, idle, ((double)heap2 - (double)heap1) / npeers,
-		       ((double)heap3 - (double)heap1) / npeers,
-		       ((double)heap1 - (double)heap0) / npeers, lat_us, mmsgs);
+		report_idle(npeers, idle, heap0, heap1, heap2, heap3, lat_us,
+			    mmsgs);
 	}
 	sft_oob_sync(c);
 	free(names);
 	free(fa);
 }
 
-static void run_peers(struct sft_ctx *c, struct sft_opts *o, int npeers)
+/* Receive slots per server endpoint and streamed windows per pass. */
+static void peers_shape(const struct sft_opts *o, int npeers, int *per,
+			int *windows)
 {
-	int wnd = o->window;
-	int per = (wnd + npeers - 1) / npeers + 1;
-	int windows = o->iters / wnd > 4 ? o->iters / wnd : 4;
-
-	sft_oob_connect(c);
-	if (o->server)
-		run_server(c, o, npeers, per, windows);
-	else
-		run_client(c, o, npeers, windows);
+	*per = (o->window + npeers - 1) / npeers + 1;
+	*windows = o->iters / o->window > 4 ? o->iters / o->window : 4;
 }
 
 int main(int argc, char **argv)
 {
 	struct sft_params p = { .caps = FI_TAGGED };
+	struct scale_srv *sv = NULL;
+	int npeers = 0, per = 0, windows = 0;
 	struct sft_opts o;
 	struct sft_ctx c;
-	int npeers;
 
 	sft_init_opts(&o, "sft_scale");
 	sft_parse_opts(&o, argc, argv);
 	if (!o.iters)
 		o.iters = 10000;
 	raise_nofile();
+	if (o.op && !strcmp(o.op, "peers")) {
+		/* -S gives the peer count */
+		npeers = o.sizes_set ? (int)o.sizes[0] : 64;
+		if (npeers < 1 || npeers > SCALE_MAX_PEERS)
+			sft_die("bad peer count %d (1 to %d)", npeers,
+				SCALE_MAX_PEERS);
+		peers_shape(&o, npeers, &per, &windows);
+		if (o.server)
+			sv = srv_start(&o, &p, npeers, per, windows);
+	}
 	sft_setup(&c, &o, &p);
 	if (!o.op || !strcmp(o.op, "av")) {
 		static const size_t def[] = { 10000, 100000 };
@@ -538,12 +855,11 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(o.op, "peers"))
 		sft_die("-o must be av or peers");
-	/* -S gives the peer count */
-	npeers = o.sizes_set ? (int)o.sizes[0] : 64;
-	if (npeers < 1 || npeers > SCALE_MAX_PEERS)
-		sft_die("bad peer count %d (1 to %d)", npeers,
-			SCALE_MAX_PEERS);
-	run_peers(&c, &o, npeers);
+	sft_oob_connect(&c);
+	if (sv)
+		run_server(&c, &o, sv, per, windows);
+	else
+		run_client(&c, &o, npeers, windows);
 	sft_teardown(&c);
 	sft_pass("peers %d", npeers);
 }

@@ -112,7 +112,11 @@ struct fi_srd_ep_stats {
 	uint64_t timer_late;
 };
 
-/* The send side of one peer: congestion control and RTT. */
+/* The send side of one peer: congestion control and RTT.  The counters
+ * (tx_pkts to cc_cuts, retx_probe, retx_sent, rto_spurious) count since
+ * the send side was last set up: a peer idle for FI_SRD_PEER_IDLE_MS lets
+ * go of it, and they read 0 until it sends again (fi_srd(7)); the
+ * endpoint's counters (struct fi_srd_ep_stats) keep the totals. */
 struct fi_srd_peer_stats {
 	uint64_t tx_pkts;		/* sequenced packets, resends included */
 	uint64_t tx_bytes;

@@ -1267,6 +1267,59 @@ Test(tp, idle_peer_gives_its_send_ring_back)
 	teardown_all();
 }
 
+static void idle_for(uint64_t ns);
+
+/* Rings left on the free list by a burst to many peers go back to the
+ * heap once a compaction round has passed without a peer taking them,
+ * all but SRD_TP_RING_SPARE; the next sender takes a spare. */
+Test(tp, free_send_rings_are_trimmed_after_an_idle_round)
+{
+	struct test_pkt *pkts[NODES_MAX];
+	struct srd_tp *tp = &nodes[0].tp;
+	uint32_t busy = NODES_MAX - 1;
+	uint64_t start;
+
+	cr_assert_gt(busy, SRD_TP_RING_SPARE, "the test needs more peers");
+	setup_net(0, 0, 0);
+	for (int i = 0; i < NODES_MAX; i++)
+		node_open(i, 4, SRD_NS_PER_S);
+	for (uint32_t i = 1; i <= busy; i++) {
+		pkts[i] = make_pkts(64, 200);
+		send_burst(0, (int)i, pkts[i], 64);
+	}
+	while (nodes[0].acked < 64 * busy && srd_memnet_now(net) < SRD_NS_PER_S)
+		step(NODES_MAX);
+	cr_assert_eq(nodes[0].acked, 64 * busy);
+	for (uint32_t i = 1; i <= busy; i++)
+		cr_assert_eq(nodes[i].delivered, 64, "peer %u: %u delivered", i,
+			     nodes[i].delivered);
+	cr_assert_eq(tp->rings, busy, "%u rings for %u peers sent to at once",
+		     tp->rings, busy);
+	cr_assert_eq(tp->rings_free, busy, "a drained peer kept its ring");
+
+	/* a round that found the rings busy keeps them; the next frees
+	 * (a round ends in a progress call: one every quarter spell) */
+	for (int k = 0; k < 8; k++)
+		idle_for(tp->cfg.peer_idle_ns / 4);
+	cr_assert_eq(tp->rings, SRD_TP_RING_SPARE, "%u rings after an idle "
+		     "spell", tp->rings);
+	cr_assert_eq(tp->rings_free, SRD_TP_RING_SPARE);
+
+	/* a spare serves the next sender: no new ring */
+	free(pkts[1]);
+	pkts[1] = make_pkts(64, 200);
+	pair_rearm(pkts[1], 64);
+	send_burst(0, 1, pkts[1], 64);
+	start = srd_memnet_now(net);
+	while (nodes[0].acked < 64 && srd_memnet_now(net) < start + SRD_NS_PER_S)
+		step(NODES_MAX);
+	assert_exactly_once(pkts[1], 64);
+	cr_assert_eq(tp->rings, SRD_TP_RING_SPARE);
+	for (uint32_t i = 1; i <= busy; i++)
+		free(pkts[i]);
+	teardown_all();
+}
+
 /* A receiver off the CPU for one retransmission timeout while a full
  * window waits for it: the timeout's resend waits for room, so the acks
  * of the originals prove it spurious and its cut of the window is

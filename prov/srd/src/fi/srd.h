@@ -280,6 +280,11 @@ void srd_wait_drain(struct srd_wait *wait);
 /* Sleeps until an fd is readable or deadline_ns (absolute, monotonic;
  * UINT64_MAX: forever).  Returns >0 on events, 0 on timeout. */
 int srd_wait_until(int epfd, uint64_t deadline_ns);
+/* The same, handing back up to max events; -errno on failure (-EINTR: a
+ * signal came first). */
+struct epoll_event;
+int srd_wait_events(int epfd, uint64_t deadline_ns, struct epoll_event *ev,
+		    int max);
 /* Absolute deadline for an fi_*_sread-style timeout in ms (-1: none). */
 uint64_t srd_wait_deadline_ms(int timeout_ms);
 /* FI_GETWAIT / FI_GETWAITOBJ for an object with this wait set. */
@@ -483,6 +488,13 @@ struct srd_ep {
 					 * thread (atomic: srd_progress_stale
 					 * reads it without the lock) */
 	bool thread_watch;		/* the progress thread polls our socket */
+	/* When the progress thread took its last step here: the step's
+	 * progressed_ns, the last_app_ns it saw, and the deadline it found
+	 * next; a step since by anyone else, or a call by the application,
+	 * makes the thread look again (srd_progress.c, progress_one). */
+	uint64_t thread_step_ns;
+	uint64_t thread_app_ns;
+	uint64_t thread_next_ns;
 	bool thread_holds;		/* the progress thread holds lock
 					 * (atomic: srd_ep_set_progress reads) */
 	union srd_wire_addr src_addr;

@@ -79,17 +79,22 @@ static void stats_peer_fill(const struct srd_tp *tp,
 			    struct fi_srd_peer_stats *st)
 {
 	memset(st, 0, sizeof(*st));
-	st->tx_pkts = peer->tx_pkts;
-	st->tx_bytes = peer->tx_bytes;
-	st->retx_timeout = peer->retx_timeout;
-	st->retx_fast = peer->retx_fast;
-	st->rnr_recv = peer->rnr_recv;
-	st->cc_cuts = peer->cc_cuts;
 	st->srtt_ns = peer->srtt_ns;
 	st->rttvar_ns = peer->rttvar_ns;
 	st->rto_ns = peer->rto_ns;
 	/* 0 without a send side: its next send starts them afresh */
 	if (peer->tx) {
+		const struct srd_tp_peer_counters *c = &peer->tx->cnt;
+
+		st->tx_pkts = c->tx_pkts;
+		st->tx_bytes = c->tx_bytes;
+		st->retx_timeout = c->retx_timeout;
+		st->retx_fast = c->retx_fast;
+		st->rnr_recv = c->rnr_recv;
+		st->cc_cuts = c->cc_cuts;
+		st->retx_probe = c->retx_probe;
+		st->retx_sent = c->retx_sent;
+		st->rto_spurious = c->rto_spurious;
 		st->base_rtt_ns = peer->tx->base_rtt_ns;
 		st->last_net_rtt_ns = peer->tx->last_fabric_rtt_ns;
 		st->cwnd = peer->tx->cwnd;
@@ -99,9 +104,6 @@ static void stats_peer_fill(const struct srd_tp *tp,
 	st->state = peer->tx_state;
 	st->npaths = tp->wire->npaths;
 	st->paths_down = stats_paths_down(tp, peer);
-	st->retx_probe = peer->retx_probe;
-	st->retx_sent = peer->retx_sent;
-	st->rto_spurious = peer->rto_spurious;
 	st->rto_stall_ns = peer->tx ? peer->tx->stall_now_ns : 0;
 }
 
@@ -449,7 +451,8 @@ static void stats_print(struct srd_ep *ep, FILE *f)
 		struct srd_tp_peer *peer = &mp->tp;
 
 		/* peers we sent to, and those a send waits on (handshake) */
-		if (!peer->tx_pkts && peer->tx_state == SRD_TP_TX_IDLE &&
+		if (peer->tx_state == SRD_TP_TX_IDLE &&
+		    !(peer->tx && peer->tx->cnt.tx_pkts) &&
 		    !srd_tp_peer_queued(peer))
 			continue;
 		stats_print_peer(ep, peer, f);

@@ -99,6 +99,14 @@ static int wait_ms_fallback(int epfd, struct epoll_event *ev, int n,
 int srd_wait_until(int epfd, uint64_t deadline_ns)
 {
 	struct epoll_event ev[4];
+	int n = srd_wait_events(epfd, deadline_ns, ev, 4);
+
+	return n == -EINTR ? 1 : n;
+}
+
+int srd_wait_events(int epfd, uint64_t deadline_ns, struct epoll_event *ev,
+		    int max)
+{
 	struct timespec ts, *tsp = NULL;
 	uint64_t now = srd_clock_now_ns();
 	int n = -1;
@@ -114,14 +122,14 @@ int srd_wait_until(int epfd, uint64_t deadline_ns)
 	static bool no_pwait2;
 
 	if (!no_pwait2) {
-		n = epoll_pwait2(epfd, ev, 4, tsp, NULL);
+		n = epoll_pwait2(epfd, ev, max, tsp, NULL);
 		if (n < 0 && errno == ENOSYS)
 			no_pwait2 = true;
 	}
 	if (no_pwait2)
 #endif
-		n = wait_ms_fallback(epfd, ev, 4, tsp);
-	return n < 0 ? (errno == EINTR ? 1 : -errno) : n;
+		n = wait_ms_fallback(epfd, ev, max, tsp);
+	return n < 0 ? -errno : n;
 }
 
 int srd_wait_control(struct srd_wait *wait, enum fi_wait_obj obj,

@@ -10,7 +10,13 @@
 #include "config.h"
 #include "srd_msg.h"
 
+/* Pools' limits are whole multiples of SRD_POOL_CHUNK entries; they grow
+ * SRD_POOL_GROW at a time, so that an endpoint that has sent a message
+ * or two holds a few KiB of entries, not a few hundred (sft_scale's
+ * server, thousands of endpoints in a process: 390 KiB each with chunks
+ * of 256). */
 #define SRD_POOL_CHUNK		256
+#define SRD_POOL_GROW		32
 #define SRD_BOUNCE_CHUNK	32	/* inject-sized buffers per chunk */
 
 static uint32_t round_chunk(size_t n)
@@ -31,20 +37,20 @@ static int msg_ep_init_pools(struct srd_msg_ep *ep)
 	int ret;
 
 	ret = srd_pool_init(&ep->txe_pool, sizeof(struct srd_txe),
-			    SRD_POOL_CHUNK, tx);
+			    SRD_POOL_GROW, tx);
 	if (!ret)
 		ret = srd_pool_init(&ep->bounce_pool,
 				    SRD_MAX(ep->inject_size, (size_t)SRD_TXE_INLINE),
 				    SRD_BOUNCE_CHUNK, round_chunk(ep->tx_size));
 	if (!ret)
 		ret = srd_pool_init(&ep->rxe_pool, sizeof(struct srd_rxe),
-				    SRD_POOL_CHUNK, rx);
+				    SRD_POOL_GROW, rx);
 	if (!ret)
 		ret = srd_pool_init(&ep->pke_pool, sizeof(struct srd_pke),
-				    SRD_POOL_CHUNK, pkes);
+				    SRD_POOL_GROW, pkes);
 	if (!ret)
 		ret = srd_pool_init(&ep->tgt_pool, sizeof(struct srd_rma_tgt),
-				    SRD_POOL_CHUNK, rx);
+				    SRD_POOL_GROW, rx);
 	if (!ret)
 		ret = srd_hmap_init(&ep->inprog, 256);
 	if (!ret)

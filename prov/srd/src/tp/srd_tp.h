@@ -64,6 +64,7 @@
 #define SRD_TP_PEER_IDLE_NS_DEFAULT	(10 * SRD_NS_PER_S) /* reclaimable after */
 #define SRD_TP_RECLAIM_SCAN		64	/* candidates looked at per new peer */
 #define SRD_TP_COMPACT_SCAN		16	/* idle peers looked at per progress call */
+#define SRD_TP_RING_SPARE		4	/* free send rings a trim keeps */
 
 /* Congestion control (spec 5.14): delay-based AIMD on a per-peer window. */
 #define SRD_TP_CWND_INIT_DEFAULT	32	/* packets */
@@ -203,7 +204,18 @@ struct srd_tp_rails {
  * (RFC 7661's reason: what was measured 10 s ago says little now).  The
  * RTT estimate and the counters stay in the peer.
  */
+/* Counters of one peer (fi_ext_srd.h): every one counts a send-side
+ * event, so they live in the send side and start again at 0 when an idle
+ * spell takes it (as a path's do with the paths array); the endpoint's
+ * counters (struct srd_tp_counters) keep the totals. */
+struct srd_tp_peer_counters {
+	uint64_t tx_pkts, tx_bytes, retx_timeout, retx_fast, rnr_recv;
+	uint64_t cc_cuts, retx_probe, rto_spurious;
+	uint64_t retx_sent;		/* resent copies that went out */
+};
+
 struct srd_tp_peer_tx {
+	struct srd_tp_peer_counters cnt;
 	struct srd_dlist queue;		/* answers first, then in send order */
 	struct srd_dlist *answers_tail;	/* last answer queued, if any */
 	struct srd_dlist inflight_list;
@@ -329,11 +341,6 @@ struct srd_tp_peer {
 	uint64_t rx_newest_ns;		/* echoed in acks (0: none since) */
 	uint64_t ack_deadline;		/* 0: none pending */
 	struct srd_dlist ack_entry;	/* srd_tp.ack_list while ack_now */
-
-	/* counters of this peer (fi_ext_srd.h) */
-	uint64_t tx_pkts, tx_bytes, retx_timeout, retx_fast, rnr_recv;
-	uint64_t cc_cuts, retx_probe, rto_spurious;
-	uint64_t retx_sent;		/* resent copies that went out */
 };
 
 /* For the layers above: packets in flight to the peer, and whether any
@@ -472,9 +479,13 @@ struct srd_tp {
 	struct srd_dlist tx_nomem;
 	struct srd_tp_counters cnt;
 	/* Send rings of peers with nothing in flight, for the next peer that
-	 * sends (linked through slot 0); rings: how many exist. */
+	 * sends (linked through slot 0); rings: how many exist; rings_free:
+	 * how many are on the list, and the fewest since the last trim
+	 * (srd_tp_rings_trim). */
 	struct srd_tp_pkt **ring_free;
 	uint32_t rings;
+	uint32_t rings_free;
+	uint32_t rings_free_low;
 	uint32_t paths_held;		/* peers with a paths array */
 	/* Compaction of idle peers (srd_tp_peers_compact): the next slot
 	 * to look at, how many of this round are left, and when the next

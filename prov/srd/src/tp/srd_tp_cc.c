@@ -39,7 +39,7 @@ static void tp_cc_cut(struct srd_tp *tp, struct srd_tp_peer *peer,
 	tp_cc_clamp(peer);
 	peer->tx->ssthresh = peer->tx->cwnd;
 	peer->tx->cc_cut_ns = now;
-	peer->cc_cuts++;
+	peer->tx->cnt.cc_cuts++;
 	tp->cnt.cc_cuts++;
 }
 
@@ -165,7 +165,7 @@ void srd_tp_cc_on_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 							2.0;
 	peer->tx->cwnd = SRD_TP_CWND_MIN;
 	peer->tx->cc_cut_ns = now;
-	peer->cc_cuts++;
+	peer->tx->cnt.cc_cuts++;
 	tp->cnt.cc_cuts++;
 }
 

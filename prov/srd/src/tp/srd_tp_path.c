@@ -13,10 +13,10 @@
  * again; a path that lost SRD_TP_PATH_DOWN_AFTER packets in a row with no
  * ack in between is DOWN: no data goes there, only a PATH_PROBE every
  * SRD_TP_PATH_PROBE_NS, which the peer answers with a PATH_ECHO (on any
- * path of its own); the echo brings it back.  The last usable path is never taken down.  Resends
- * avoid the path of the lost copy and prefer the last path known to
- * deliver.  Acks and handshakes, which have no packet number of their
- * own, rotate over the usable paths.
+ * path of its own); the echo brings it back.  The last usable path is
+ * never taken down.  Resends avoid the path of the lost copy and prefer
+ * the last path known to deliver.  Acks and handshakes, which have no
+ * packet number of their own, rotate over the usable paths.
  * It owns each peer's paths array; it must not touch the windows.
  *
  * The paths array exists only while the peer has packets to send or

@@ -310,8 +310,10 @@ void srd_tp_peers_compact(struct srd_tp *tp, uint64_t now)
 		if (i < tp->npeers && tp->peer_table[i])
 			tp_peer_compact(tp, tp->peer_table[i], now);
 	}
-	if (!tp->compact_left)
+	if (!tp->compact_left) {
 		tp->compact_at_ns = now + tp->cfg.peer_idle_ns / 4;
+		srd_tp_rings_trim(tp);
+	}
 }
 
 const char *srd_tp_tx_state_str(enum srd_tp_tx_state state)

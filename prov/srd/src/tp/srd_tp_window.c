@@ -73,14 +73,14 @@ static void tp_transmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 	srd_tp_ack_note_piggyback(tp, peer);
 	pkt->path_seq = srd_tp_path_sent(peer, pkt->path, pkt->len,
 					 pkt->retries != 0, now);
-	peer->tx_pkts++;
-	peer->tx_bytes += pkt->len;
+	peer->tx->cnt.tx_pkts++;
+	peer->tx->cnt.tx_bytes += pkt->len;
 	tp->cnt.tx_pkts++;
 	tp->cnt.tx_bytes += pkt->len;
 	/* the retx_* counters count decisions; a packet declared lost
 	 * and acked before its turn to go again never goes */
 	if (pkt->retries) {
-		peer->retx_sent++;
+		peer->tx->cnt.retx_sent++;
 		tp->cnt.retx_sent++;
 	}
 }
@@ -104,6 +104,8 @@ static int tp_ring_get(struct srd_tp *tp, struct srd_tp_peer *peer)
 	if (ring) {
 		tp->ring_free = (struct srd_tp_pkt **)ring[0];
 		ring[0] = NULL;
+		if (--tp->rings_free < tp->rings_free_low)
+			tp->rings_free_low = tp->rings_free;
 	} else {
 		ring = calloc(SRD_TP_WINDOW_MAX, sizeof(*ring));
 		if (!ring)
@@ -126,7 +128,29 @@ void srd_tp_ring_put(struct srd_tp *tp, struct srd_tp_peer *peer)
 	assert(peer->tx_una == peer->tx_next_psn);
 	ring[0] = (struct srd_tp_pkt *)tp->ring_free;
 	tp->ring_free = ring;
+	tp->rings_free++;
 	peer->tx->ring = NULL;
+}
+
+/* At the end of each compaction round (srd_tp_peers_compact, about
+ * every peer_idle_ns / 4): the rings that stayed on the free list the
+ * whole round go back to the heap, all but SRD_TP_RING_SPARE.  The list
+ * then follows the peers busy of late, not the job's peak: a pass over
+ * a thousand peers had left 147 rings (1.2 MB) behind for good. */
+void srd_tp_rings_trim(struct srd_tp *tp)
+{
+	uint32_t n = tp->rings_free_low > SRD_TP_RING_SPARE ?
+			     tp->rings_free_low - SRD_TP_RING_SPARE : 0;
+
+	while (n--) {
+		struct srd_tp_pkt **ring = tp->ring_free;
+
+		tp->ring_free = (struct srd_tp_pkt **)ring[0];
+		free(ring);
+		tp->rings--;
+		tp->rings_free--;
+	}
+	tp->rings_free_low = tp->rings_free;
 }
 
 static void tp_send_new(struct srd_tp *tp, struct srd_tp_peer *peer,
@@ -450,7 +474,7 @@ static void tp_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 	 * only losses with later packets acked take a path down. */
 	srd_tp_path_suspect(peer, oldest->path);
 	tp_retransmit(tp, peer, oldest, now);
-	peer->retx_probe++;
+	peer->tx->cnt.retx_probe++;
 	tp->cnt.retx_probe++;
 }
 
@@ -496,7 +520,7 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 					tp_waiting_since(peer, pkt);
 		}
 		tp_mark_lost(peer, pkt);
-		peer->retx_timeout++;
+		peer->tx->cnt.retx_timeout++;
 		tp->cnt.retx_timeout++;
 		fired = true;
 		/* Silent: most likely a receiver off the CPU, not a burst
@@ -702,7 +726,7 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 		if (peer->tx->cwnd_undo > peer->tx->cwnd) {
 			peer->tx->cwnd = peer->tx->cwnd_undo;
 			peer->tx->ssthresh = peer->tx->ssthresh_undo;
-			peer->rto_spurious++;
+			peer->tx->cnt.rto_spurious++;
 			tp->cnt.rto_spurious++;
 		}
 		peer->tx->cwnd_undo = 0;
@@ -806,7 +830,7 @@ static void tp_paths_check_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
 			}
 			srd_tp_path_lost(tp, peer, i, now);
 			tp_mark_lost(peer, pkt);
-			peer->retx_timeout++;
+			peer->tx->cnt.retx_timeout++;
 			tp->cnt.retx_timeout++;
 			lost++;
 		}
@@ -849,7 +873,7 @@ static void tp_fast_retransmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 			continue;
 		srd_tp_path_lost(tp, peer, pkt->path, now);
 		tp_retransmit(tp, peer, pkt, now);
-		peer->retx_fast++;
+		peer->tx->cnt.retx_fast++;
 		tp->cnt.retx_fast++;
 		lost++;
 	}
@@ -918,7 +942,7 @@ void srd_tp_window_rnr(struct srd_tp *tp, struct srd_tp_peer *peer,
 	    srd_seq_lt(psn, peer->tx_una) ||
 	    !srd_seq_lt(psn, peer->tx_next_psn))
 		return;
-	peer->rnr_recv++;
+	peer->tx->cnt.rnr_recv++;
 	tp->cnt.rnr_recv++;
 	for (uint32_t p = peer->tx_una; p != psn + 1; p++) {
 		struct srd_tp_pkt *pkt = peer->tx->ring[p % SRD_TP_WINDOW_MAX];
