@@ -269,7 +269,7 @@ struct scale_shared {
 	_Atomic uint32_t finished;	/* the client is done: close */
 	_Atomic uint64_t streamed;	/* streamed messages received, all */
 	_Atomic uint64_t heard;		/* messages received, all workers */
-	uint32_t name_len;
+	_Atomic uint32_t name_len;	/* set by the first worker named */
 	uint32_t client_len;
 	char client_name[256];
 	char names[][256];		/* one per endpoint */
@@ -277,6 +277,7 @@ struct scale_shared {
 
 struct scale_srv {
 	struct sft_ctx *c;
+	pid_t parent;			/* the first worker's pid */
 	struct scale_shared *sh;
 	struct scale_ep *eps;		/* [lo, hi) */
 	int lo, hi, npeers;
@@ -478,6 +479,7 @@ static void srv_gather(struct scale_srv *sv, _Atomic uint32_t *count,
 static void srv_open(struct scale_srv *sv, int per)
 {
 	size_t namelen = 0;
+	uint32_t want = 0;
 
 	sv->eps = calloc((size_t)(sv->hi - sv->lo), sizeof(*sv->eps));
 	if (!sv->eps)
@@ -489,11 +491,11 @@ static void srv_open(struct scale_srv *sv, int per)
 		SFT_TRY(fi_getname(&sv->eps[i - sv->lo].ep->fid,
 				   sv->sh->names[i], &namelen));
 	}
-	if (sv->lo == 0)
-		sv->sh->name_len = (uint32_t)namelen;
-	else if (namelen != sv->sh->name_len && sv->sh->name_len)
-		sft_die("endpoint names of %zu and %u bytes", namelen,
-			sv->sh->name_len);
+	/* the first worker named sets the length; the others check it */
+	if (!atomic_compare_exchange_strong(&sv->sh->name_len, &want,
+					    (uint32_t)namelen) &&
+	    want != namelen)
+		sft_die("endpoint names of %zu and %u bytes", namelen, want);
 	atomic_fetch_add(&sv->sh->opened, 1);
 }
 
@@ -547,11 +549,13 @@ static void srv_worker(struct scale_srv *sv, struct sft_opts *o,
 	struct sft_ctx c;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != sv->parent)	/* gone before the line above */
+		exit(SFT_EXIT_FAIL);
 	sft_setup(&c, o, p);
 	sv->c = &c;
 	srv_open(sv, per);
 	while (!atomic_load(&sv->sh->have_client)) {
-		if (getppid() == 1)
+		if (getppid() != sv->parent)
 			sft_die("server worker: the server is gone");
 		usleep(1000);
 	}
@@ -563,18 +567,22 @@ static void srv_worker(struct scale_srv *sv, struct sft_opts *o,
 	exit(0);
 }
 
-/* Endpoints one server process opens: what its descriptors allow, with
- * four per endpoint (srd with one path uses three), or fewer where
- * SFT_SCALE_EPS_PER_PROC says so (to run two counts of peers with the
- * same number of server processes). */
+/* Endpoints one server process opens: what its descriptors allow (srd:
+ * a socket per path, FI_SRD_PATHS, 16 unless set, and its CQ's epoll set
+ * and eventfd; one more to spare), or fewer where SFT_SCALE_EPS_PER_PROC
+ * says so (to run two counts of peers with the same number of server
+ * processes). */
 static int srv_eps_per_proc(void)
 {
 	const char *v = getenv("SFT_SCALE_EPS_PER_PROC");
+	const char *paths = getenv("FI_SRD_PATHS");
+	int fds = (paths && atoi(paths) > 0 ? atoi(paths) : 16) + 3;
 	int each = SCALE_MAX_PEERS;
 	struct rlimit rl;
 
 	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY)
-		each = rl.rlim_cur > 256 ? (int)((rl.rlim_cur - 128) / 4) : 32;
+		each = rl.rlim_cur > 256 ? (int)((rl.rlim_cur - 128) / fds) :
+					   32;
 	if (v) {
 		int want = atoi(v);
 
@@ -614,6 +622,7 @@ static struct scale_srv *srv_start(struct sft_opts *o, struct sft_params *p,
 			.lo = w * each,
 			.hi = (w + 1) * each < npeers ? (w + 1) * each : npeers,
 			.client = FI_ADDR_UNSPEC, .answered = -1,
+			.parent = getpid(),
 		};
 		pid_t pid;
 

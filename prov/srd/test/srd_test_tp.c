@@ -1766,6 +1766,53 @@ static void idle_for(uint64_t ns)
 	}
 }
 
+/* A keeper that sleeps until the next deadline and steps only then (the
+ * progress thread) still compacts idle peers: a compaction round has a
+ * deadline of its own (srd_tp_chores_deadline), and the steps it takes
+ * are few, not a busy loop. */
+Test(tp, idle_peers_are_compacted_by_a_keeper_of_deadlines)
+{
+	union srd_wire_addr a1 = node_addr(1);
+	struct srd_tp_peer *peer;
+	struct test_pkt *pkts;
+	uint64_t end;
+	int steps = 0;
+
+	setup_net(0, 0, 0);
+	node_open(0, 4, SRD_NS_PER_S);
+	node_open(1, 4, SRD_NS_PER_S);
+	pkts = run_transfer(64, SRD_NS_PER_S);
+	assert_exactly_once(pkts, 64);
+	peer = srd_tp_peer_find(&nodes[0].tp, &a1);
+	cr_assert_not_null(peer);
+	cr_assert_not_null(peer->tx);
+	end = srd_memnet_now(net) + 2 * nodes[0].tp.cfg.peer_idle_ns;
+	for (;;) {
+		uint64_t next = srd_memnet_next_event(net);
+
+		for (int i = 0; i < 2; i++) {
+			next = SRD_MIN(next, srd_tp_next_deadline(&nodes[i].tp));
+			next = SRD_MIN(next,
+				       srd_tp_chores_deadline(&nodes[i].tp));
+		}
+		if (next >= end)
+			break;
+		if (next > srd_memnet_now(net))
+			srd_memnet_advance(net, next - srd_memnet_now(net));
+		for (int i = 0; i < 2; i++)
+			srd_tp_progress(&nodes[i].tp);
+		steps++;
+		cr_assert_lt(steps, 10000, "a busy loop of steps");
+	}
+	cr_assert_null(peer->tx, "the idle sender kept its send side "
+		       "(%d steps)", steps);
+	cr_assert_null(peer->paths);
+	cr_assert_geq(nodes[0].tp.cnt.peers_compacted +
+			      nodes[1].tp.cnt.peers_compacted, 1);
+	free(pkts);
+	teardown_all();
+}
+
 /* A peer idle for peer_idle_ns lets go of its paths array (sender) and
  * of its receive window's ring (receiver), keeping the cumulative point:
  * an old packet replayed afterwards is still a duplicate, and traffic

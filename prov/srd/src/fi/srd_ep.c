@@ -31,7 +31,12 @@ int srd_ep_progress(struct srd_ep *ep)
 
 uint64_t srd_ep_next_deadline(struct srd_ep *ep)
 {
-	return srd_msg_ep_next_deadline(&ep->msg);
+	uint64_t next = srd_msg_ep_next_deadline(&ep->msg);
+
+	/* the snapshot for srd_stat (FI_SRD_STATS_DIR) */
+	if (ep->msg.enabled && ep->stats_path && ep->stats_next_ns < next)
+		next = ep->stats_next_ns;
+	return next;
 }
 
 /* --- bind ------------------------------------------------------------ */

@@ -174,5 +174,6 @@ uint64_t srd_msg_ep_next_deadline(struct srd_msg_ep *ep)
 {
 	if (!ep->enabled)
 		return UINT64_MAX;
-	return SRD_MIN(srd_tp_next_deadline(&ep->tp), ep->watch_next);
+	return SRD_MIN(SRD_MIN(srd_tp_next_deadline(&ep->tp), ep->watch_next),
+		       srd_tp_chores_deadline(&ep->tp));
 }

@@ -261,6 +261,15 @@ void srd_tp_tx_post_staged(struct srd_tp *tp)
 	tp->now_cache = 0;
 }
 
+uint64_t srd_tp_chores_deadline(const struct srd_tp *tp)
+{
+	if (!srd_dlist_empty(&tp->tx_nomem))
+		return tp->polled_ns;
+	if (!tp->cfg.peer_idle_ns || !tp->npeers || tp->compact_quiet)
+		return UINT64_MAX;
+	return tp->compact_left ? tp->polled_ns : tp->compact_at_ns;
+}
+
 uint64_t srd_tp_next_deadline(const struct srd_tp *tp)
 {
 	struct srd_heap_node *top = srd_heap_top(&tp->timers);
@@ -575,6 +584,8 @@ int srd_tp_progress(struct srd_tp *tp)
 		work += tp_fail_dead_wire(tp);
 
 	tp->polled_ns = now;
+	if (work)
+		tp->compact_quiet = false;
 	/* A backlog of received datagrams may hold the acks a timer would
 	 * give up on (piggybacked ones ride behind bulk data): read them
 	 * first, unless the backlog has lasted too long to wait on. */

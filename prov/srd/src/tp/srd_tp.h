@@ -493,6 +493,12 @@ struct srd_tp {
 	uint32_t compact_hand;
 	uint32_t compact_left;
 	uint64_t compact_at_ns;
+	/* compact_busy: a peer of this round kept state it may give back
+	 * later; compact_quiet: the last round found none, and nothing
+	 * was sent or received since (no deadline for compaction then:
+	 * srd_tp_chores_deadline). */
+	bool compact_busy;
+	bool compact_quiet;
 	/* The last poll stopped with datagrams still waiting (since when;
 	 * 0: drained).  Our timers wait meanwhile: the acks they would
 	 * give up on may be in the queue (SRD_TP_BACKLOG_MAX_NS at most). */
@@ -579,6 +585,12 @@ static inline void srd_tp_tx_release(struct srd_tp *tp)
 int srd_tp_progress(struct srd_tp *tp);
 /* Absolute time of the next timer, or UINT64_MAX. */
 uint64_t srd_tp_next_deadline(const struct srd_tp *tp);
+/* When a step is owed for work that no timer or datagram stands for:
+ * sends that found no memory (they fail at the next step) and the
+ * compaction of idle peers, whose round runs over several steps.  A
+ * thread that sleeps on the deadlines (srd_ep_next_deadline) must take
+ * it into account: nothing else wakes it for them. */
+uint64_t srd_tp_chores_deadline(const struct srd_tp *tp);
 /* The clock, read once per hold (and per received batch within it):
  * what is staged leaves at the release anyway, and a clock read per
  * packet was a tenth of a bulk sender's time. */

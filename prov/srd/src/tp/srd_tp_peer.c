@@ -265,6 +265,7 @@ int srd_tp_peer_tx_get(struct srd_tp *tp, struct srd_tp_peer *peer)
 	srd_dlist_init(&tx->inflight_list);
 	srd_dlist_init(&tx->lost);
 	peer->tx = tx;
+	tp->compact_quiet = false;
 	if (peer->tx_state == SRD_TP_TX_ACTIVE)
 		srd_tp_cc_init(tp, peer);
 	return 0;
@@ -295,6 +296,12 @@ static void tp_peer_compact(struct srd_tp *tp, struct srd_tp_peer *peer,
 		tp->cnt.peers_compacted++;
 }
 
+/* Whether the peer holds state a later round may take back. */
+static bool tp_peer_holds(const struct srd_tp_peer *peer)
+{
+	return peer->tx || peer->paths || peer->rx_win.bits;
+}
+
 void srd_tp_peers_compact(struct srd_tp *tp, uint64_t now)
 {
 	if (!tp->cfg.peer_idle_ns || !tp->npeers || now < tp->compact_at_ns)
@@ -307,12 +314,17 @@ void srd_tp_peers_compact(struct srd_tp *tp, uint64_t now)
 		uint32_t i = tp->compact_hand++;
 
 		tp->compact_left--;
-		if (i < tp->npeers && tp->peer_table[i])
+		if (i < tp->npeers && tp->peer_table[i]) {
 			tp_peer_compact(tp, tp->peer_table[i], now);
+			tp->compact_busy |= tp_peer_holds(tp->peer_table[i]);
+		}
 	}
 	if (!tp->compact_left) {
 		tp->compact_at_ns = now + tp->cfg.peer_idle_ns / 4;
 		srd_tp_rings_trim(tp);
+		/* quiet: nothing left to take back but a few spare rings */
+		tp->compact_quiet = !tp->compact_busy;
+		tp->compact_busy = false;
 	}
 }
 

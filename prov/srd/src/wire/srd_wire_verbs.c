@@ -691,6 +691,10 @@ static int verbs_poll(struct srd_wire *wire, struct srd_wire_rx *rx, int n)
 			vw->armed = true;
 		got = rx_poll_cq(vw, rx, n, now);
 	}
+	/* Unarmed (this poll found datagrams), the fd will not tell of the
+	 * next ones: whoever sleeps on it must poll again first
+	 * (srd_tp_next_deadline is then now). */
+	wire->rx_pending = !vw->armed && !wire->error;
 	qps_repair(vw);
 	return got;
 }
