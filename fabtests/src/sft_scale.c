@@ -270,7 +270,6 @@ struct scale_shared {
 	_Atomic uint64_t streamed;	/* streamed messages received, all */
 	_Atomic uint64_t heard;		/* messages received, all workers */
 	_Atomic uint32_t name_len;	/* set by the first worker named */
-	uint32_t client_len;
 	char client_name[256];
 	char names[][256];		/* one per endpoint */
 };
@@ -305,26 +304,29 @@ static bool srv_owns(const struct scale_srv *sv, int idx)
 	return idx >= sv->lo && idx < sv->hi;
 }
 
-/* Waits for endpoint idx's next message and checks it.  Progress is
- * manual: while it waits, the CQ of the endpoint that answered last is
- * read too (its answer may still need its own handshake to the client,
- * and a sweep of thousands of endpoints comes back to it only every few
- * milliseconds), and one other endpoint's, round robin, so every
- * endpoint keeps answering handshakes and acks (the cost per turn stays
- * the same whatever the number of endpoints). */
-static void wait_rx(struct scale_srv *sv, int idx, uint64_t want,
-		    const char *what)
+/*
+ * Reads this worker's CQs until done(sv, e, arg) holds: e's every turn
+ * (when waiting for e's next message), the endpoint's that answered last
+ * (its answer may still need its own handshake to the client, and a
+ * sweep of thousands of endpoints comes back to it only every few
+ * milliseconds), and one other's, round robin, so every endpoint keeps
+ * answering handshakes and acks (the cost per turn stays the same
+ * whatever the number of endpoints).  The time limit runs while no
+ * worker hears anything (the others' turns come first); the naps start
+ * once the wait is long.
+ */
+static void srv_wait(struct scale_srv *sv, struct scale_ep *e,
+		     bool (*done)(struct scale_srv *, struct scale_ep *,
+				  uint64_t),
+		     uint64_t arg, const char *what)
 {
-	struct scale_ep *e = &sv->eps[idx - sv->lo];
 	int n = sv->hi - sv->lo;
 	uint64_t start = 0, t0 = 0, heard = 0, now;
 	bool doze = false;
-	int slot;
 
-	/* the time limit runs while no worker hears anything (the others'
-	 * turns come first); the naps start once this wait is long */
-	for (unsigned spin = 0; !e->done; spin++) {
-		poll_ep(e, what);
+	for (unsigned spin = 0; !done(sv, e, arg); spin++) {
+		if (e)
+			poll_ep(e, what);
 		if (sv->answered >= 0)
 			poll_ep(&sv->eps[sv->answered], what);
 		poll_ep(&sv->eps[sv->sweep++ % (unsigned)n], what);
@@ -344,6 +346,23 @@ static void wait_rx(struct scale_srv *sv, int idx, uint64_t want,
 		if (doze)
 			srv_nap(now - start);
 	}
+}
+
+static bool rx_done(struct scale_srv *sv, struct scale_ep *e, uint64_t unused)
+{
+	(void)sv;
+	(void)unused;
+	return e->done > 0;
+}
+
+/* Waits for endpoint idx's next message and checks it. */
+static void wait_rx(struct scale_srv *sv, int idx, uint64_t want,
+		    const char *what)
+{
+	struct scale_ep *e = &sv->eps[idx - sv->lo];
+	int slot;
+
+	srv_wait(sv, e, rx_done, 0, what);
 	atomic_fetch_add(&sv->sh->heard, 1);
 	e->done--;
 	slot = e->next;
@@ -355,40 +374,17 @@ static void wait_rx(struct scale_srv *sv, int idx, uint64_t want,
 	e->next = (slot + 1) % e->nrx;
 }
 
-/* Reads this worker's CQs until pred(sv, arg) holds (another worker's
- * part of a window, or the end of the run). */
-static void srv_wait_for(struct scale_srv *sv,
-			 bool (*pred)(struct scale_srv *, uint64_t),
-			 uint64_t arg, const char *what)
+static bool streamed_reached(struct scale_srv *sv, struct scale_ep *e,
+			     uint64_t want)
 {
-	uint64_t start = sft_now_ns(), t0 = start, now;
-	uint64_t heard = atomic_load(&sv->sh->heard);
-	int n = sv->hi - sv->lo;
-
-	while (!pred(sv, arg)) {
-		if (sv->answered >= 0)
-			poll_ep(&sv->eps[sv->answered], what);
-		poll_ep(&sv->eps[sv->sweep++ % (unsigned)n], what);
-		now = sft_now_ns();
-		if (heard != atomic_load(&sv->sh->heard)) {
-			t0 = now;
-			heard = atomic_load(&sv->sh->heard);
-		} else if (now - t0 > SFT_COMP_TIMEOUT_MS * 1000000ull) {
-			sft_die("%s: not done in %d ms", what,
-				SFT_COMP_TIMEOUT_MS);
-		}
-		if (sv->nprocs > 1 && now - start > SCALE_DOZE_NS)
-			srv_nap(now - start);
-	}
-}
-
-static bool streamed_reached(struct scale_srv *sv, uint64_t want)
-{
+	(void)e;
 	return atomic_load(&sv->sh->streamed) >= want;
 }
 
-static bool run_finished(struct scale_srv *sv, uint64_t unused)
+static bool run_finished(struct scale_srv *sv, struct scale_ep *e,
+			 uint64_t unused)
 {
+	(void)e;
 	(void)unused;
 	return atomic_load(&sv->sh->finished) != 0;
 }
@@ -447,9 +443,9 @@ static void server_pass(struct scale_srv *sv, int pass, int lat_iters,
 		}
 		if (!srv_owns(sv, 0))
 			continue;
-		srv_wait_for(sv, streamed_reached,
-			     base + (uint64_t)(w + 1) * (uint64_t)wnd,
-			     "window (other workers)");
+		srv_wait(sv, NULL, streamed_reached,
+			 base + (uint64_t)(w + 1) * (uint64_t)wnd,
+			 "window (other workers)");
 		inject(sv->c, sv->eps[0].ep, (uint64_t)w, sv->client);
 		sv->answered = 0;
 	}
@@ -561,7 +557,7 @@ static void srv_worker(struct scale_srv *sv, struct sft_opts *o,
 	}
 	srv_arm(sv, per);
 	srv_script(sv, o, windows);
-	srv_wait_for(sv, run_finished, 0, "end of run");
+	srv_wait(sv, NULL, run_finished, 0, "end of run");
 	srv_close(sv);
 	sft_teardown(&c);
 	exit(0);
@@ -659,7 +655,6 @@ static void run_server(struct sft_ctx *c, struct sft_opts *o,
 	if (!len || len > sizeof(sh->client_name))
 		sft_die("client address length %u", len);
 	sft_oob_recv(c, sh->client_name, len);
-	sh->client_len = len;
 	atomic_store(&sh->have_client, 1);
 	srv_arm(sv, per);
 	srv_gather(sv, &sh->ready, "posting receives");

@@ -176,17 +176,26 @@ static void teardown_all(void)
 	net = NULL;
 }
 
-/* Advances virtual time to the next event and runs every node. */
-static void step(int nnodes)
+/* The next network event or timer of the first nnodes nodes, and with
+ * chores their srd_tp_chores_deadline too. */
+static uint64_t next_due(int nnodes, bool chores)
 {
 	uint64_t next = srd_memnet_next_event(net);
 
 	for (int i = 0; i < nnodes; i++) {
-		uint64_t d = srd_tp_next_deadline(&nodes[i].tp);
-
-		if (d < next)
-			next = d;
+		next = SRD_MIN(next, srd_tp_next_deadline(&nodes[i].tp));
+		if (chores)
+			next = SRD_MIN(next,
+				       srd_tp_chores_deadline(&nodes[i].tp));
 	}
+	return next;
+}
+
+/* Advances virtual time to the next event and runs every node. */
+static void step(int nnodes)
+{
+	uint64_t next = next_due(nnodes, false);
+
 	if (next != UINT64_MAX && next > srd_memnet_now(net))
 		srd_memnet_advance(net, next - srd_memnet_now(net));
 	for (int i = 0; i < nnodes; i++)
@@ -1754,11 +1763,8 @@ static void idle_for(uint64_t ns)
 	uint64_t end = srd_memnet_now(net) + ns;
 
 	while (srd_memnet_now(net) < end) {
-		uint64_t next = srd_memnet_next_event(net);
+		uint64_t next = SRD_MIN(next_due(2, false), end);
 
-		for (int i = 0; i < 2; i++)
-			next = SRD_MIN(next, srd_tp_next_deadline(&nodes[i].tp));
-		next = SRD_MIN(next, end);
 		if (next > srd_memnet_now(net))
 			srd_memnet_advance(net, next - srd_memnet_now(net));
 		for (int i = 0; i < 2; i++)
@@ -1788,13 +1794,8 @@ Test(tp, idle_peers_are_compacted_by_a_keeper_of_deadlines)
 	cr_assert_not_null(peer->tx);
 	end = srd_memnet_now(net) + 2 * nodes[0].tp.cfg.peer_idle_ns;
 	for (;;) {
-		uint64_t next = srd_memnet_next_event(net);
+		uint64_t next = next_due(2, true);
 
-		for (int i = 0; i < 2; i++) {
-			next = SRD_MIN(next, srd_tp_next_deadline(&nodes[i].tp));
-			next = SRD_MIN(next,
-				       srd_tp_chores_deadline(&nodes[i].tp));
-		}
 		if (next >= end)
 			break;
 		if (next > srd_memnet_now(net))

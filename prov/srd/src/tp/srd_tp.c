@@ -107,12 +107,7 @@ void srd_tp_fini(struct srd_tp *tp)
 		free(peer->rails);
 		free(peer);
 	}
-	while (tp->ring_free) {
-		struct srd_tp_pkt **ring = tp->ring_free;
-
-		tp->ring_free = (struct srd_tp_pkt **)ring[0];
-		free(ring);
-	}
+	srd_tp_rings_release(tp, tp->rings_free);
 	free(tp->peer_table);
 	srd_hmap_fini(&tp->peers);
 	srd_hmap_fini(&tp->rail_peers);

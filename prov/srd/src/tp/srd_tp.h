@@ -202,7 +202,7 @@ struct srd_tp_rails {
  * nothing to send, and its next send starts congestion control afresh
  * (cwnd_init, no base RTT), as a session does after an idle spell
  * (RFC 7661's reason: what was measured 10 s ago says little now).  The
- * RTT estimate and the counters stay in the peer.
+ * RTT estimate stays in the peer; its counters go with the send side.
  */
 /* Counters of one peer (fi_ext_srd.h): every one counts a send-side
  * event, so they live in the send side and start again at 0 when an idle

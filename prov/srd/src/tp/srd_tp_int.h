@@ -53,7 +53,10 @@ void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err,
 void srd_tp_window_flush(struct srd_tp *tp, struct srd_tp_peer *peer);
 /* The peer's send ring back to the free list (nothing is in flight). */
 void srd_tp_ring_put(struct srd_tp *tp, struct srd_tp_peer *peer);
+/* Free rings back to the heap: those no peer took for a compaction
+ * round, all but SRD_TP_RING_SPARE (trim); or n of them (release). */
 void srd_tp_rings_trim(struct srd_tp *tp);
+void srd_tp_rings_release(struct srd_tp *tp, uint32_t n);
 void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 			   uint64_t now);
 /* rx_ns: when the packet carrying the ack reached this host (its kernel

@@ -278,10 +278,16 @@ static void tp_peer_tx_put(struct srd_tp_peer *peer)
 	peer->tx = NULL;
 }
 
+/* Whether the peer holds state a later round may take back. */
+static bool tp_peer_holds(const struct srd_tp_peer *peer)
+{
+	return peer->tx || peer->paths || peer->rx_win.bits;
+}
+
 static void tp_peer_compact(struct srd_tp *tp, struct srd_tp_peer *peer,
 			    uint64_t now)
 {
-	bool had = peer->tx || peer->paths || peer->rx_win.bits;
+	bool had = tp_peer_holds(peer);
 
 	if (now - peer->last_heard_ns < tp->cfg.peer_idle_ns)
 		return;
@@ -292,14 +298,8 @@ static void tp_peer_compact(struct srd_tp *tp, struct srd_tp_peer *peer,
 	}
 	if (!peer->ack_now && !peer->rx_unacked)
 		srd_seqwin_trim(&peer->rx_win);
-	if (had && !peer->tx && !peer->paths && !peer->rx_win.bits)
+	if (had && !tp_peer_holds(peer))
 		tp->cnt.peers_compacted++;
-}
-
-/* Whether the peer holds state a later round may take back. */
-static bool tp_peer_holds(const struct srd_tp_peer *peer)
-{
-	return peer->tx || peer->paths || peer->rx_win.bits;
 }
 
 void srd_tp_peers_compact(struct srd_tp *tp, uint64_t now)

@@ -139,10 +139,14 @@ void srd_tp_ring_put(struct srd_tp *tp, struct srd_tp_peer *peer)
  * a thousand peers had left 147 rings (1.2 MB) behind for good. */
 void srd_tp_rings_trim(struct srd_tp *tp)
 {
-	uint32_t n = tp->rings_free_low > SRD_TP_RING_SPARE ?
-			     tp->rings_free_low - SRD_TP_RING_SPARE : 0;
+	srd_tp_rings_release(tp, tp->rings_free_low > SRD_TP_RING_SPARE ?
+				 tp->rings_free_low - SRD_TP_RING_SPARE : 0);
+	tp->rings_free_low = tp->rings_free;
+}
 
-	while (n--) {
+void srd_tp_rings_release(struct srd_tp *tp, uint32_t n)
+{
+	while (n-- && tp->ring_free) {
 		struct srd_tp_pkt **ring = tp->ring_free;
 
 		tp->ring_free = (struct srd_tp_pkt **)ring[0];
@@ -150,7 +154,6 @@ void srd_tp_rings_trim(struct srd_tp *tp)
 		tp->rings--;
 		tp->rings_free--;
 	}
-	tp->rings_free_low = tp->rings_free;
 }
 
 static void tp_send_new(struct srd_tp *tp, struct srd_tp_peer *peer,
