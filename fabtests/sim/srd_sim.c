@@ -40,6 +40,8 @@ struct opts {
 	uint32_t nic_bands;
 	uint64_t rto_min_us, cc_target_us, path_step_us;
 	uint32_t msg_kb, msgs;
+	uint64_t warm_us;		/* perm: sessions opened this long before */
+	bool ecmp_spread;		/* no hash: paths spread over spines */
 	enum fault fault;
 	uint32_t loss_pct;
 	uint64_t fail_at_us, end_ms;
@@ -116,19 +118,34 @@ static void derangement(uint32_t *to, uint32_t n, uint64_t seed)
 		}
 }
 
-static int traffic_perm(struct sim *sim, uint32_t msgs, uint32_t size)
+/* With warm_ns, each host first sends its destination one small message
+ * at time 0 and the measured ones at warm_ns: a job's sessions are open
+ * (handshake done, spec 5.4) after its first exchange, and a phase of
+ * a running job starts from there. */
+static int traffic_perm(struct sim *sim, uint32_t msgs, uint32_t size,
+			uint64_t warm_ns)
 {
 	uint32_t n = sim->topo.hosts, *to = calloc(n, sizeof(*to)), i = 0;
+	uint32_t warm = warm_ns ? n : 0;
 
-	if (!to || msgs_alloc(sim, (uint64_t)n * msgs)) {
+	if (!to || msgs_alloc(sim, (uint64_t)n * msgs + warm)) {
 		free(to);
 		return -ENOMEM;
 	}
 	derangement(to, n, sim->topo.seed);
-	for (uint32_t m = 0; m < msgs; m++)
+	sim->t0_ns = warm_ns;
+	for (uint32_t h = 0; h < warm; h++, i++) {
+		sim->msgs[i] = (struct sim_msg){
+			.src = h, .dst = to[h], .size = SIM_WARM_BYTES,
+			.warm = true };
+		if (sim_post(sim, i))
+			break;
+	}
+	for (uint32_t m = 0; m < msgs && i == warm + m * n; m++)
 		for (uint32_t h = 0; h < n; h++, i++) {
 			sim->msgs[i] = (struct sim_msg){
-				.src = h, .dst = to[h], .size = size };
+				.src = h, .dst = to[h], .size = size,
+				.issue_ns = warm_ns };
 			if (sim_post(sim, i))
 				break;
 		}
@@ -171,6 +188,8 @@ static uint64_t ideal_ns(const struct sim *sim)
 		const struct sim_msg *m = &sim->msgs[i];
 		uint32_t sl = m->src / t->per_leaf, dl = m->dst / t->per_leaf;
 
+		if (m->warm)
+			continue;
 		load[m->src] += m->size / host;
 		load[t->hosts + m->dst] += m->size / host;
 		if (sl != dl) {
@@ -276,11 +295,14 @@ static void share_measure(const struct opts *o, struct sim_series *own,
 	r->share_after = tier_after ? (double)own_after / tier_after : 0;
 }
 
+/* From t0_ns (the measured phase) to end_ns after it, time from t0_ns. */
 static void series_write(FILE *f, const struct sim_series *s, double scale,
-			 uint64_t end_ns)
+			 uint64_t t0_ns, uint64_t end_ns)
 {
-	for (uint32_t b = 0; b < s->nbins && b * s->bin_ns <= end_ns; b++)
-		fprintf(f, "%.1f %.3f\n", (b + 0.5) * s->bin_ns / 1000.0,
+	for (uint32_t b = (uint32_t)(t0_ns / s->bin_ns);
+	     b < s->nbins && b * s->bin_ns <= t0_ns + end_ns; b++)
+		fprintf(f, "%.1f %.3f\n",
+			((b + 0.5) * s->bin_ns - (double)t0_ns) / 1000.0,
 			s->val[b] * scale);
 }
 
@@ -294,6 +316,7 @@ static int run_one(const struct opts *o, uint32_t size, uint16_t paths,
 		.host_gbps = o->host_gbps, .fabric_gbps = o->fabric_gbps,
 		.prop_ns = o->prop_ns, .queue_bytes = o->queue_kb * 1024,
 		.seed = o->seed, .nic_bands = o->nic_bands != 0,
+		.ecmp_spread = o->ecmp_spread,
 	};
 	struct sim_host_cfg hcfg = {
 		.paths = paths, .host_window = o->host_window,
@@ -333,7 +356,8 @@ static int run_one(const struct opts *o, uint32_t size, uint16_t paths,
 		break;
 	case SC_PERM:
 	case SC_FAIL:
-		ret = traffic_perm(&sim, o->msgs, o->msg_kb * 1024);
+		ret = traffic_perm(&sim, o->msgs, o->msg_kb * 1024,
+				   o->sc == SC_PERM ? o->warm_us * 1000 : 0);
 		break;
 	case SC_INCAST:
 		ret = traffic_incast(&sim, size, o->msgs, o->msg_kb * 1024);
@@ -362,7 +386,7 @@ static int run_one(const struct opts *o, uint32_t size, uint16_t paths,
 	r->hosts = topo.hosts;
 	r->size = size;
 	r->paths = paths;
-	r->msgs = sim.nmsgs;
+	r->msgs = sim.nmsgs - (sim.t0_ns ? topo.hosts : 0);
 	r->done = sim.msgs_done;
 	r->failed = sim.msgs_failed;
 	r->undelivered = sim.nmsgs - sim.msgs_done;
@@ -371,14 +395,14 @@ static int run_one(const struct opts *o, uint32_t size, uint16_t paths,
 	for (uint32_t i = 0; mct && i < sim.nmsgs; i++) {
 		const struct sim_msg *m = &sim.msgs[i];
 
-		if (m->done_ns) {
+		if (m->done_ns && !m->warm) {
 			mct[nmct++] = m->done_ns - m->start_ns;
-			if (m->done_ns > r->time_ns)
-				r->time_ns = m->done_ns;
+			if (m->done_ns - sim.t0_ns > r->time_ns)
+				r->time_ns = m->done_ns - sim.t0_ns;
 		}
 	}
 	if (r->undelivered) {
-		r->time_ns = srd_memnet_now(sim.net);
+		r->time_ns = srd_memnet_now(sim.net) - sim.t0_ns;
 		if (getenv("SRD_SIM_DEBUG"))
 			sim_dump_stuck(&sim, stderr);
 	}
@@ -441,12 +465,12 @@ static int run_one(const struct opts *o, uint32_t size, uint16_t paths,
 		/* bytes per bin to Gb/s */
 		if (f) {
 			series_write(f, &goodput, 8.0 / goodput.bin_ns,
-				     r->time_ns);
+				     sim.t0_ns, r->time_ns);
 			fclose(f);
 		}
 		if (o->sc == SC_INCAST && (f = out_open(o, "queue", size,
 							 paths))) {
-			series_write(f, &depth, 1.0 / 1024, r->time_ns);
+			series_write(f, &depth, 1.0 / 1024, 0, r->time_ns);
 			fclose(f);
 		}
 		if (o->sc == SC_FAIL && (f = out_open(o, "share", size,
@@ -733,6 +757,13 @@ static void usage(void)
 "                  queued data, as pfifo_fast does for FI_SRD_CTRL_TOS)\n"
 "  --host-window N (128 packets posted per host)\n"
 "  --msg-kb N --msgs N  --fault blackhole|loss|ratedrop --loss-pct N (10)\n"
+"  --warm-us N      perm: each host opens its session with one small\n"
+"                  message at time 0, and the measured ones start N µs\n"
+"                  later (0: cold, the handshake in the measured time)\n"
+"  --ecmp hash|spread  (hash: a leaf hashes addresses and path id;\n"
+"                  spread: path p of host h takes spine (h + p) mod\n"
+"                  spines, no two paths on one spine: a reference that\n"
+"                  no hashing fabric gives, for what collisions cost)\n"
 "  --fail-at-us N (200) --end-ms N (run limit, virtual; 100)\n"
 "  --seed N (1) --out DIR (data files, gnuplot script, PNG plots)\n"
 "  --name NAME  of those files (the scenario's)\n");
@@ -767,6 +798,7 @@ int main(int argc, char **argv)
 		{ "name", 1, 0, 'n' },
 		{ "path-step-us", 1, 0, 'T' }, { "rx-grant", 1, 0, 'R' },
 		{ "path-recycle", 1, 0, 'Y' }, { "nic-bands", 1, 0, 'B' },
+		{ "warm-us", 1, 0, 'U' }, { "ecmp", 1, 0, 'E' },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	struct opts o = {
@@ -780,6 +812,7 @@ int main(int argc, char **argv)
 		.end_ms = 100, .seed = 1,
 	};
 	struct result *res;
+	char warm[80] = "";
 	int c, n = 0, sc = -1, bad = 0;
 
 	if (argc < 2) {
@@ -857,6 +890,13 @@ int main(int argc, char **argv)
 		case 'l': o.loss_pct = (uint32_t)atoi(optarg); break;
 		case 'a': o.fail_at_us = strtoull(optarg, NULL, 0); break;
 		case 'e': o.end_ms = strtoull(optarg, NULL, 0); break;
+		case 'U': o.warm_us = strtoull(optarg, NULL, 0); break;
+		case 'E':
+			if (!strcmp(optarg, "spread"))
+				o.ecmp_spread = true;
+			else if (strcmp(optarg, "hash"))
+				bad = 1;
+			break;
 		case 'z': o.seed = strtoull(optarg, NULL, 0); break;
 		case 'o': o.out = optarg; break;
 		case 'n': o.name = optarg; break;
@@ -885,17 +925,21 @@ int main(int argc, char **argv)
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (res == MAP_FAILED)
 		return 1;
+	if (o.warm_us && o.sc == SC_PERM)
+		snprintf(warm, sizeof(warm), "; sessions opened %lu µs before"
+			 " (time from then)", o.warm_us);
 	printf("srd_sim %s: seed %lu; %u hosts per leaf, %u spines"
 	       " (oversubscription %u:1), hosts %.0f Gb/s, fabric %.0f Gb/s,"
 	       " %lu ns per link, %lu KiB switch queues; messages %u x %u KiB;"
 	       " transport window %u, cwnd_init %u, rx_grant %u, rto_min %lu µs,"
 	       " cc_target %lu µs, path_step %lu µs, path_recycle %u; %u"
-	       " packets posted per host; MTU 4096; host NICs %s\n\n",
+	       " packets posted per host; MTU 4096; host NICs %s; ECMP %s%s\n\n",
 	       sc_names[o.sc], o.seed, o.per_leaf, o.per_leaf / o.oversub,
 	       o.oversub, o.host_gbps, o.fabric_gbps, o.prop_ns, o.queue_kb,
 	       o.msgs, o.msg_kb, o.window, o.cwnd_init, o.rx_grant, o.rto_min_us,
 	       o.cc_target_us, o.path_step_us, o.path_recycle, o.host_window,
-	       o.nic_bands ? "control first" : "one FIFO");
+	       o.nic_bands ? "control first" : "one FIFO",
+	       o.ecmp_spread ? "spread (reference, no hash)" : "hash", warm);
 	print_header(&o);
 	for (int i = 0; i < o.nsizes; i++)
 		for (int m = 0; m < 2; m++) {

@@ -75,6 +75,8 @@ struct sim_topo {
 	uint64_t queue_bytes;		/* per switch output port */
 	uint64_t seed;
 	bool nic_bands;			/* hosts send control before data */
+	bool ecmp_spread;		/* path p of host h: spine (h + p) mod
+					 * spines, not a hash (a reference) */
 };
 
 struct sim_fabric {
@@ -113,6 +115,8 @@ uint32_t sim_addr_host(const union srd_wire_addr *addr);
 double sim_host_rate(const struct sim_topo *topo);
 double sim_leaf_uplink_rate(const struct sim_topo *topo);
 
+#define SIM_WARM_BYTES	64	/* a warm-up message: one small packet */
+
 /* One application message: src sends size bytes to dst. */
 struct sim_msg {
 	uint32_t src, dst;
@@ -122,6 +126,7 @@ struct sim_msg {
 	uint64_t start_ns;		/* its first packet went to the transport */
 	uint64_t done_ns;		/* the receiver has every byte (0: not) */
 	uint32_t pkts_failed;		/* error completions of its packets */
+	bool warm;			/* a warm-up message, not measured */
 };
 
 struct sim_host_cfg {
@@ -140,6 +145,7 @@ struct sim {
 	struct srd_heap host_timers;
 	struct sim_msg *msgs;
 	uint32_t nmsgs, msgs_done, msgs_failed;
+	uint64_t t0_ns;			/* the measured messages' issue time */
 	uint64_t dup_bytes;		/* delivered twice: a transport bug */
 	uint64_t host_runs;
 	struct sim_series *goodput;	/* payload bytes delivered per bin */

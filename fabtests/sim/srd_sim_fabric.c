@@ -170,6 +170,8 @@ static uint32_t ecmp_spine(const struct sim_fabric *fab, uint32_t leaf,
 {
 	uint64_t h = mix64(fab->salt[0] ^ leaf);
 
+	if (fab->topo.ecmp_spread)	/* the reference: no collisions */
+		return (uint32_t)((src + path) % fab->topo.spines);
 	h = mix64(h ^ ((uint64_t)src << 32 | dst));
 	h = mix64(h ^ path ^ fab->salt[1]);
 	return (uint32_t)(h % fab->topo.spines);

@@ -48,6 +48,8 @@ start=$(date +%s)
 run a2a a2a --sizes "64,256${big:+,$big}"
 run perm perm --sizes "64,256${big:+,$big}"
 run perm_fifo perm --sizes "256${big:+,$big}" --spray-only --nic-bands 0
+run perm_warm perm --sizes "64,256${big:+,$big}" --warm-us 50
+run perm_spread perm --sizes "256${big:+,$big}" --spray-only --warm-us 50 --ecmp spread
 run a2a_oversub a2a --sizes 256 --oversub 2
 run perm_oversub perm --sizes 256 --oversub 2
 run incast incast --sizes 32,128
@@ -159,6 +161,28 @@ acks a host owes wait behind its own data.
 $(section perm_fifo)
 ![permutation MCT, hosts with one FIFO](perm_fifo_mct.png)
 
+The same permutation on sessions already open (\`--warm-us 50\`): each
+host first sends its destination one 64-byte message, and the measured
+messages start 50 µs later, with the time counted from then.  A cold
+run's time includes the handshake (spec 5.4: a request, a cookie, the
+request again, the response), two round trips before any data leaves,
+which is a tenth of an 84 µs ideal; a job's sessions open at its first
+exchange and stay open, so a permutation phase of a running job is the
+warm case.
+
+$(section perm_warm)
+![permutation MCT, sessions open](perm_warm_mct.png)
+
+And the reference no hashing fabric gives (\`--ecmp spread\`): path
+\`p\` of host \`h\` takes spine \`(h + p) mod 16\`, so each flow's 16
+paths cross 16 different spines and no two flows of a leaf collide.
+What separates this table from the one above is what ECMP collisions
+and the transport's path choice cost; what separates it from 100 % is
+headers, acks and the ramp.
+
+$(section perm_spread)
+![permutation MCT, no collisions](perm_spread_mct.png)
+
 ## Oversubscribed 2:1
 
 The same all-to-all and permutation on 256 hosts with 8 spines instead
@@ -217,8 +241,9 @@ $(section fail_ratedrop)
 
 Each run's cost lines (under each table) give the simulator's wall time
 and peak memory and the transport's memory per peer, from
-\`srd_tp_peer_bytes()\`: the peer structure (408 bytes), its send side
-(392 bytes: queues, loss recovery, congestion control), its path table
+\`srd_tp_peer_bytes()\`: the peer structure (336 bytes), its send side
+(488 bytes: queues, loss recovery, congestion control, the per-peer
+counters), its path table
 (88 bytes per path: 16 with spraying), its receive-window bitmap (128
 bytes) and its peer-table slot (8).  A peer's send ring (1,024 slots,
 8 KiB) is held only while packets are in flight: it goes back to a free
@@ -235,13 +260,14 @@ path) and receive bitmap are still held.  A peer silent for
 FI_SRD_PEER_IDLE_MS (10 s) gives them back (srd_tp_peers_compact; the
 unit test tp/idle_peer_lets_go_of_paths_and_window_ring checks it, in
 virtual time): it then costs the peer structure and its table slot,
-512 bytes in the provider (a 504-byte peer with the message layer's
-part, and the 8-byte slot), against 744 while the send side lived in
-the peer structure and 2,312 before paths and bitmap were given back.
+440 bytes in the provider (a 432-byte peer with the message layer's
+part, and the 8-byte slot), against 512 while the per-peer counters
+lived in the peer structure, 744 while the send side did, and 2,312
+before paths and bitmap were given back.
 After each run the simulator lets the network and the hosts' timers
 run 2 ms of virtual time more (the last acks, delayed ones) and then
 compacts every host's peers as after that silence: "after an idle
-spell" in the cost lines (416 bytes here, the simulator's peer having
+spell" in the cost lines (344 bytes here, the simulator's peer having
 no message layer's part).
 
 ## What these runs show
@@ -252,36 +278,47 @@ no message layer's part).
   slowest flow; spraying spreads every flow over 16 hash buckets.  On
   all-to-all, every host already talks to every other, so collisions
   average out and the two are closer.
-- **Spraying is still far from the fluid limit on permutations**, though
-  path recycling (\`FI_SRD_PATH_RECYCLE\`, spec 5.12: new packets reuse
-  the paths of packets acked faster than the smoothed RTT) moves traffic
-  off the spine links that ECMP loaded most: with it off
-  (\`--path-recycle 0\`, seed 1) the 1,024-host permutation reaches
-  33.1 % of the limit against 55.1 % with it, the 2:1 oversubscribed one
-  52.6 % against 74.1 %, and 256 hosts with 64 messages each 48.4 %
-  against 58.8 % (those figures are from hosts with one FIFO, before
-  control packets had their band).
+- **Spraying is still short of the fluid limit on permutations, and
+  most of the gap is collisions**: seed 1 gives 75.4 % (256 hosts) and
+  73.3 % (1,024) cold, 80.9 and 76.3 % with sessions open, and 85.3 and
+  85.4 % when no two paths share a spine (\`--ecmp spread\`, the tables
+  above): with hashing, a flow's 16 path ids land on about 10 of the 16
+  spines, and the links ECMP loaded most are what the transport's path
+  choice has to steer around.  Path recycling (\`FI_SRD_PATH_RECYCLE\`,
+  spec 5.12: new packets reuse the paths of packets acked faster than
+  the smoothed RTT) does part of it: with it off (\`--path-recycle 0\`,
+  seed 1) the 1,024-host permutation reaches 49.3 % of the limit
+  against 73.3 % with it, the 2:1 oversubscribed one 50.1 % against
+  76.3 %, and 256 hosts with 64 messages each 43.9 % against 78.8 %.
+  More paths per peer help a little (\`--paths 64\` and \`256\`: 77.1 and
+  75.8 % at 256 hosts); spine links four times as fast
+  (\`--fabric-gbps 400\`) give 87.1 %.
+- **Slow start ends when the delay begins to rise** (spec 5.14, after
+  HyStart++): 8 delay samples in a row over base RTT + target / 8 end
+  it, without a cut.  Before, it doubled the window until the delay
+  passed the target, a round trip late, and left a queue of up to the
+  target in the sending host's own NIC (the first link is the
+  narrowest in a permutation); every path's packets waited behind it,
+  so the delay of a path through a loaded spine link hardly stood out,
+  and path choice steered on news a queue old.  Means over seeds 1-4
+  (1-2 at 1,024 hosts), before (commit 256b3e4) and after: 65.7 ->
+  74.0 % (256 hosts, cold), 62.5 -> 72.4 % (1,024, cold), 70.5 -> 79.5
+  % and 66.3 -> 76.8 % with sessions open; the spine-link rate drop
+  below finishes in 3.3 ms instead of 5.9.
 - **Acks that wait behind their host's own data cost a permutation a
-  fifth of its rate**: with one FIFO per host (the table above it), the
+  fifth of its rate**: with one FIFO per host (\`--nic-bands 0\`), the
   acks a host owes the flow it receives wait behind up to a congestion
   target of the data it sends, so the flow that sent them sees a longer
   RTT and cuts its window; every flow of a permutation cycle does this
   to the next.  With the transport's control packets in the NIC's first
   band (the default; on a real host \`FI_SRD_CTRL_TOS\`, which this
   machine's kernel maps to pfifo_fast's first band), the 256- and
-  1,024-host permutations go from 54.0 and 55.1 % of the limit to the
-  table's figures (seed 1).  One path per flow does worse with the
-  bands (256 hosts 22.4 -> 8.4 %, 1,024 hosts 15.8 -> 12.1 %): its
-  flows, no longer held back by the wait of their own acks, overflow
-  the spine links they collide on (at 256 hosts 308 queue drops and 8
-  timeouts, against 102 and none).  Still short of 85 %: with spine links four
-  times as fast (\`--fabric-gbps 400\`) the 256-host permutation reaches
-  87.1 % (58.9 % with one FIFO), so what remains is in the spine tier.
-  It is not only how sixteen path ids hash: with 64 or 256 paths per
-  peer (\`--paths\`) the 256-host permutation reaches 75.2 and 74.5 %;
-  the flows that finish last are held below line rate by the queues
-  they meet there, as the delay-based window reads them.  Tried and
-  not kept (no option here reproduces it): an ack that carries its
+  1,024-host permutations go from 57.7 and 59.1 % of the limit to the
+  table's figures (seed 1), and spine links four times as fast give
+  87.1 % against 63.2 % with one FIFO.  One path per flow gains little
+  either way (20.8 -> 23.8 % at 256 hosts, 15.5 -> 16.0 % at 1,024):
+  its flows stay on the spine links they collide on.  Tried and not
+  kept (no option here reproduces it): an ack that carries its
   receive time, so that congestion control takes the forward one-way
   delay and not the round trip (better on the 64-message permutation,
   worse on the rate drop).

@@ -43,6 +43,7 @@ struct test_node {
 
 static uint64_t cfg_cc_target_ns = SRD_TP_CC_TARGET_NS_DEFAULT;
 static uint32_t cfg_rx_grant = SRD_TP_RX_GRANT_DEFAULT;
+static uint32_t cfg_window = SRD_TP_WINDOW_DEFAULT;
 
 static struct srd_memnet *net;
 static struct test_node nodes[NODES_MAX];
@@ -142,6 +143,7 @@ static void node_open(int i, uint16_t npaths, uint64_t peer_timeout_ns)
 	cfg.peer_timeout_ns = peer_timeout_ns;
 	cfg.cc_target_ns = cfg_cc_target_ns;
 	cfg.rx_grant_pkts = cfg_rx_grant;
+	cfg.window_pkts = cfg_window;
 	cr_assert_eq(srd_wire_mem_open(net, &a, npaths, &nodes[i].wire), 0);
 	cr_assert_eq(srd_tp_init(&nodes[i].tp, nodes[i].wire, &cfg, &t_ops,
 				 &nodes[i]), 0);
@@ -748,23 +750,31 @@ Test(tp, black_holed_path_goes_down_and_comes_back)
  * (past the 500 us floor of the retransmit timer, and far past the
  * path's smoothed RTT, which the calm between brings back to 5 us), and
  * what follows waits behind it; it never loses a packet.  The
- * silent-path rule waits as long as the longest network RTT seen
- * lately, and a quarter more: shallow episodes teach it the deeper
- * ones, and after the first few the path's late packets are waited
- * for, not resent (without that, the rule condemns them, each a
- * duplicate, and the path's losses steer traffic off it). */
-Test(tp, path_with_queue_episodes_is_late_not_silent)
+ * silent-path rule waits as long as the longest RTT seen lately, and a
+ * quarter more: shallow episodes teach it the deeper ones, and after
+ * the first few the path's late packets are waited for, not resent
+ * (without that, the rule condemns them, each a duplicate, and the
+ * path's losses steer traffic off it).  A deep episode before the rule
+ * has learnt may still take the path down; its first probe, a
+ * millisecond later, brings it back.  One run of the episodes' draw
+ * says little (how deep the first ones come is luck), so eight seeds,
+ * judged together: before the rule learnt from every ack and probed a
+ * path soon after it went down, 44 duplicates of 1,434 packets on the
+ * path (and 68 of 1,242 once slow start stopped overshooting, which
+ * had taught the rule a 1.3 ms RTT by accident). */
+static void queue_episodes_run(uint64_t seed, uint64_t *dups_late,
+			       uint64_t *slow_pkts)
 {
 	struct srd_memnet_attr attr = {
-		.seed = 3, .delay_ns = 5000, .mtu = 4096,
+		.seed = seed, .delay_ns = 5000, .mtu = 4096,
 		.link_bytes_per_us = 100, .queue_bytes = 64 * 1024,
 	};
 	const uint32_t count = 30000;
 	struct test_pkt *pkts = make_pkts(count, 256);
 	union srd_wire_addr a1 = node_addr(1);
 	struct srd_tp_peer *peer;
-	uint64_t t0, dups_early = 0, dups_late, slow_pkts = 0, slow_mark = 0;
-	uint32_t rng = 12345;
+	uint64_t t0, dups_early = 0, slow_mark = 0;
+	uint32_t rng = (uint32_t)seed * 7919u;
 	int episode = -1;
 
 	cr_assert_eq(srd_memnet_open(&attr, &net), 0);
@@ -796,20 +806,37 @@ Test(tp, path_with_queue_episodes_is_late_not_silent)
 		step(2);
 	}
 	cr_assert_gt(episode, 30, "the stream ended before the episodes did");
-	dups_late = nodes[1].tp.cnt.rx_dup - dups_early;
-	slow_pkts = peer->paths[5].tx_pkts - slow_mark;
+	*dups_late = nodes[1].tp.cnt.rx_dup - dups_early;
+	*slow_pkts = peer->paths[5].tx_pkts - slow_mark;
 	srd_memnet_set_path_delay(net, 0, 0);
 	run_until_done(count, 20 * SRD_NS_PER_S);
 	assert_exactly_once(pkts, count);
-	cr_log_info("queue episodes: %lu duplicates in the first 10 ms, %lu in the next 30 (%lu packets on that path), %lu in all",
-		    dups_early, dups_late, slow_pkts, nodes[1].tp.cnt.rx_dup);
-	cr_assert_gt(slow_pkts, 100, "the path was left: %lu packets",
-		     slow_pkts);
-	cr_assert_leq(dups_late * 50, slow_pkts,
-		      "%lu duplicates of %lu packets on the path",
-		      dups_late, slow_pkts);
+	cr_log_info("queue episodes, seed %lu: %lu duplicates in the first 10 ms, %lu in the next 30 (%lu packets on that path), %lu in all",
+		    seed, dups_early, *dups_late, *slow_pkts,
+		    nodes[1].tp.cnt.rx_dup);
+	/* never left for good: it carries on after going down */
+	cr_assert_gt(*slow_pkts, 50, "seed %lu: the path was left: %lu packets",
+		     seed, *slow_pkts);
 	free(pkts);
 	teardown_all();
+}
+
+Test(tp, path_with_queue_episodes_is_late_not_silent)
+{
+	static const uint64_t seeds[] = { 3, 11, 12, 13, 14, 15, 16, 17 };
+	uint64_t dups = 0, pkts = 0;
+
+	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		uint64_t d, n;
+
+		queue_episodes_run(seeds[i], &d, &n);
+		dups += d;
+		pkts += n;
+	}
+	cr_log_info("queue episodes, 8 seeds: %lu duplicates of %lu packets on the path after the first 10 ms",
+		    dups, pkts);
+	cr_assert_leq(dups * 50, pkts,
+		      "%lu duplicates of %lu packets on the path", dups, pkts);
 }
 
 /* Four senders into one receiver behind a 1 GB/s link with a 128 KB
@@ -913,6 +940,63 @@ Test(tp, incast_congestion_control_bounds_the_queue)
 	cr_assert_gt(on.first_done_ns * 10, on.last_done_ns * 7,
 		     "first sender done at %lu ns, last at %lu ns",
 		     on.first_done_ns, on.last_done_ns);
+}
+
+/* One sender behind a 1 GB/s link (20 us round trip: a BDP of about
+ * 65 packets) with a window of 1,024 and a 1 MB queue, target 100 us.
+ * Slow start from 32 would double up to the delay target, a round trip
+ * late, and overshoot into a queue longer than the target (221 us and
+ * two cuts without the rule); it ends instead after 8 samples in a row
+ * over base + target / 8 (spec 5.14), with no cut: the queue stays
+ * under the target (54 us) and the link stays busy. */
+Test(tp, slow_start_ends_when_the_queue_begins_to_grow)
+{
+	struct srd_memnet_attr attr = {
+		.seed = 5, .delay_ns = 10 * SRD_NS_PER_US, .mtu = 4096,
+		.link_bytes_per_us = 1000, .queue_bytes = 1024 * 1024,
+	};
+	const uint32_t count = 2000;
+	const uint64_t target = 100 * SRD_NS_PER_US;
+	uint64_t bytes = (uint64_t)count * (sizeof(struct srd_base_hdr) + 256);
+	uint64_t ideal_ns = bytes * SRD_NS_PER_US / 1000 + 20 * SRD_NS_PER_US;
+	struct srd_memnet_stats st;
+	struct test_pkt *pkts = make_pkts(count, 256);
+	union srd_wire_addr a1 = node_addr(1);
+	struct srd_tp_peer *peer;
+	uint64_t t0;
+
+	cfg_cc_target_ns = target;
+	cfg_window = SRD_TP_WINDOW_MAX;
+	cr_assert_eq(srd_memnet_open(&attr, &net), 0);
+	node_open(0, 4, 10 * SRD_NS_PER_S);
+	node_open(1, 4, 10 * SRD_NS_PER_S);
+	cfg_cc_target_ns = SRD_TP_CC_TARGET_NS_DEFAULT;
+	cfg_window = SRD_TP_WINDOW_DEFAULT;
+	peer = srd_tp_peer_get(&nodes[0].tp, &a1);
+	cr_assert_not_null(peer);
+	t0 = srd_memnet_now(net);
+	send_burst(0, 1, pkts, count);
+	run_until_done(count, 10 * SRD_NS_PER_S);
+	assert_exactly_once(pkts, count);
+	srd_memnet_stats(net, &st);
+	cr_log_info("slow start: %lu exits, cwnd %.1f, ssthresh %.1f, %lu cuts,"
+		    " queue max %lu us, %.0f us for an ideal %.0f",
+		    nodes[0].tp.cnt.ss_exits, peer->tx->cwnd,
+		    peer->tx->ssthresh, nodes[0].tp.cnt.cc_cuts,
+		    st.queue_max_ns / 1000,
+		    (nodes[0].last_ack_ns - t0) / 1e3, ideal_ns / 1e3);
+	cr_assert_geq(nodes[0].tp.cnt.ss_exits, 1);
+	cr_assert_lt(peer->tx->ssthresh, (double)SRD_TP_WINDOW_MAX);
+	cr_assert_eq(nodes[0].tp.cnt.cc_cuts, 0, "the delay reached the target");
+	cr_assert_eq(st.queue_drops, 0);
+	cr_assert_lt(st.queue_max_ns, target, "queue max %lu ns",
+		     st.queue_max_ns);
+	/* and the link stayed busy: within 25 % of its rate */
+	cr_assert_lt(nodes[0].last_ack_ns - t0, ideal_ns + ideal_ns / 4,
+		     "%lu ns for an ideal %lu", nodes[0].last_ack_ns - t0,
+		     ideal_ns);
+	free(pkts);
+	teardown_all();
 }
 
 /* The receiver's grants alone (congestion control off) keep the same

@@ -7,7 +7,8 @@
  *
  * Delay based, after Swift: every acked first transmission is an RTT
  * sample; below base RTT + target the window grows (doubling per RTT in
- * slow start, then by SRD_TP_CC_AI packets per RTT); above it the window
+ * slow start, which ends as soon as the delay begins to rise, then by
+ * SRD_TP_CC_AI packets per RTT); above it the window
  * shrinks in proportion to the excess delay, at most once per RTT and by
  * at most SRD_TP_CC_MAX_MDF.  Loss is the secondary signal: SACK holes
  * cut like the largest delay cut when the delay is over target too, by
@@ -55,6 +56,36 @@ void srd_tp_cc_on_ack(struct srd_tp *tp, struct srd_tp_peer *peer)
 	tp_cc_clamp(peer);
 }
 
+/*
+ * Slow start doubles the window each round trip until the delay passes
+ * the target, but the delay it reads is a round trip old: by then the
+ * window has doubled once more and the queue it built (in our own host
+ * when the first link is the narrowest) holds a target's worth or more.
+ * Every path's packets wait behind that queue, so the delay of one path
+ * through a loaded link hardly stands out from the others', and path
+ * choice (spec 5.12) steers on stale news.  So, after HyStart++ (RFC
+ * 9406) but on the samples' own clock: SRD_TP_SS_SAMPLES samples in a
+ * row over base RTT + target / SRD_TP_SS_EXIT_DIV mean a queue has
+ * begun to build, and slow start ends there (ssthresh = cwnd; no cut):
+ * the window grows on by SRD_TP_CC_AI per RTT.  In a row, not one: a
+ * late packet is noise, a run of them is a queue.
+ */
+static void tp_cc_slow_start_check(struct srd_tp *tp,
+				   struct srd_tp_peer *peer, uint64_t rtt)
+{
+	struct srd_tp_peer_tx *tx = peer->tx;
+
+	if (rtt <= tx->base_rtt_ns + tp->cfg.cc_target_ns / SRD_TP_SS_EXIT_DIV) {
+		tx->ss_above = 0;
+		return;
+	}
+	if (++tx->ss_above < SRD_TP_SS_SAMPLES)
+		return;
+	tx->ss_above = 0;
+	tx->ssthresh = tx->cwnd;
+	tp->cnt.ss_exits++;
+}
+
 /* A network RTT sample: the packet's RTT less the time it spent in the
  * receiver's host (socket queue, scheduling, delayed ack), which says
  * nothing about the network: on an oversubscribed host that time is
@@ -76,6 +107,8 @@ static void tp_cc_on_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 	srd_tp_rtt_max_note(peer->tx, rtt, now);
 	if (!tp->cfg.cc_target_ns)
 		return;
+	if (peer->tx->cwnd < peer->tx->ssthresh)
+		tp_cc_slow_start_check(tp, peer, rtt);
 	target = peer->tx->base_rtt_ns + tp->cfg.cc_target_ns;
 	peer->tx->cc_above = rtt > target;
 	if (peer->tx->cc_above && tp_cc_may_cut(peer, now)) {
@@ -175,6 +208,7 @@ void srd_tp_cc_init(struct srd_tp *tp, struct srd_tp_peer *peer)
 	peer->tx->cwnd = tp->cfg.cc_target_ns ? tp->cfg.cwnd_init :
 					    peer->tx_window;
 	peer->tx->ssthresh = peer->tx_window;
+	peer->tx->ss_above = 0;
 	tp_cc_clamp(peer);
 	peer->tx->rnr_until_ns = 0;
 	peer->tx->rnr_backoff_ns = 0;

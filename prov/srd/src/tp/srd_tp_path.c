@@ -11,7 +11,8 @@
  * packets lately (a decaying loss score) is passed over for a number of
  * turns that grows with its score, so it carries less until it delivers
  * again; a path that lost SRD_TP_PATH_DOWN_AFTER packets in a row with no
- * ack in between is DOWN: no data goes there, only a PATH_PROBE every
+ * ack in between is DOWN: no data goes there, only a PATH_PROBE, the
+ * first after SRD_TP_PATH_PROBE_FIRST_NS and then every
  * SRD_TP_PATH_PROBE_NS, which the peer answers with a PATH_ECHO (on any
  * path of its own); the echo brings it back.  The last usable path is
  * never taken down.  Resends avoid the path of the lost copy and prefer
@@ -428,10 +429,11 @@ static void tp_path_log(struct srd_tp *tp, const struct srd_tp_peer *peer,
 			 addr, name, (unsigned)p->downs);
 	else
 		SRD_WARN(FI_LOG_EP_DATA,
-			 "peer %s: %s down after %u losses in a row, none acked; traffic moves to the other %u paths, probes every %u ms (down %u times)\n",
+			 "peer %s: %s down after %u losses in a row, none acked; traffic moves to the other %u paths, probes after %u ms, then every %u ms (down %u times)\n",
 			 addr, name, (unsigned)p->consec_losses,
 			 (unsigned)(srd_tp_peer_npaths(tp, peer) -
 				    peer->paths_down),
+			 (unsigned)(SRD_TP_PATH_PROBE_FIRST_NS / SRD_NS_PER_MS),
 			 (unsigned)(SRD_TP_PATH_PROBE_NS / SRD_NS_PER_MS),
 			 (unsigned)p->downs);
 }
@@ -532,7 +534,10 @@ void srd_tp_path_lost(struct srd_tp *tp, struct srd_tp_peer *peer,
 	    p->consec_losses >= SRD_TP_PATH_DOWN_AFTER &&
 	    tp_path_other_up(tp, peer, path)) {
 		p->state = SRD_TP_PATH_DOWN;
-		p->probe_at_ns = now + SRD_TP_PATH_PROBE_NS;
+		/* the first probe soon: a path that was only late (a queue
+		 * deeper than the silent-path rule had learnt) comes back
+		 * within a millisecond; a dead one costs one probe more */
+		p->probe_at_ns = now + SRD_TP_PATH_PROBE_FIRST_NS;
 		peer->paths_down++;
 		p->downs++;
 		tp->cnt.path_downs++;

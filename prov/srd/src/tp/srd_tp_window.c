@@ -718,6 +718,13 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 
 		tp_rtt_sample(tp, peer, rtt);
 		srd_tp_path_acked(tp, peer, pkt->path, pkt->path_seq, rtt);
+		/* The silent-path rule (tp_paths_check_silent) waits for
+		 * the longest RTT seen lately, and what it times is the
+		 * whole round trip: the delay echoes alone, one per ack
+		 * and net of the receiver's delay, miss most packets of a
+		 * path that carries little, which is just the path whose
+		 * lateness it must learn. */
+		srd_tp_rtt_max_note(peer->tx, rtt, now);
 	}
 	srd_tp_cc_on_ack(tp, peer);
 	if (pkt->flags & SRD_TP_PKT_F_LOST) {
