@@ -40,8 +40,8 @@ struct opts {
 	uint32_t nic_bands;
 	uint64_t rto_min_us, cc_target_us, path_step_us;
 	uint32_t msg_kb, msgs;
-	uint64_t warm_us;		/* perm: sessions opened this long before */
-	bool ecmp_spread;		/* no hash: paths spread over spines */
+	uint64_t warm_us;		/* perm: sessions opened before */
+	bool ecmp_spread;		/* no hash: paths over all spines */
 	enum fault fault;
 	uint32_t loss_pct;
 	uint64_t fail_at_us, end_ms;
@@ -762,7 +762,8 @@ static void usage(void)
 "                  later (0: cold, the handshake in the measured time)\n"
 "  --ecmp hash|spread  (hash: a leaf hashes addresses and path id;\n"
 "                  spread: path p of host h takes spine (h + p) mod\n"
-"                  spines, no two paths on one spine: a reference that\n"
+"                  spines, so that each uplink carries an equal share\n"
+"                  (with paths a multiple of spines): a reference that\n"
 "                  no hashing fabric gives, for what collisions cost)\n"
 "  --fail-at-us N (200) --end-ms N (run limit, virtual; 100)\n"
 "  --seed N (1) --out DIR (data files, gnuplot script, PNG plots)\n"
@@ -915,7 +916,8 @@ int main(int argc, char **argv)
 	    o.per_leaf % o.oversub || !o.paths || o.paths > 256 ||
 	    !o.msg_kb || !o.msgs || !o.host_window || !o.window ||
 	    o.window > SRD_TP_WINDOW_MAX || o.loss_pct > 100 ||
-	    o.host_gbps <= 0 || o.fabric_gbps <= 0 || !o.end_ms) {
+	    o.host_gbps <= 0 || o.fabric_gbps <= 0 || !o.end_ms ||
+	    o.warm_us >= o.end_ms * 1000) {
 		fprintf(stderr, "srd_sim: bad options (hosts must be a multiple"
 			" of --per-leaf and at least two leaves)\n");
 		usage();

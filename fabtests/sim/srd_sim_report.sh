@@ -175,7 +175,8 @@ $(section perm_warm)
 
 And the reference no hashing fabric gives (\`--ecmp spread\`): path
 \`p\` of host \`h\` takes spine \`(h + p) mod 16\`, so each flow's 16
-paths cross 16 different spines and no two flows of a leaf collide.
+paths cross 16 different spines and every uplink carries one path of
+each of its leaf's hosts: an equal share.
 What separates this table from the one above is what ECMP collisions
 and the transport's path choice cost; what separates it from 100 % is
 headers, acks and the ramp.

@@ -13,6 +13,7 @@
 #include <criterion/criterion.h>
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -62,24 +63,29 @@ static inline void tool_send(struct tool *t, const void *buf, size_t len)
 			    sizeof(t->to)), (ssize_t)len);
 }
 
-/* One datagram, or -1 when none waits.  rx_bytes counts those from the
- * endpoint the tool talks to (the header's src_port names its address
- * whatever path it left by) and anything too short to say: under a
- * parallel make check, another test's endpoint may still be sending to
- * a port the kernel has since given the tool. */
+/* Whether a datagram the tool received came from the endpoint it talks
+ * to (the header's src_port names that endpoint's address whatever
+ * path it left by), or is too short to say: under a parallel make
+ * check, another test's endpoint may still be sending to a port the
+ * kernel has since given the tool.  With no endpoint set, all are. */
+static inline bool tool_from_peer(const struct tool *t, const void *buf,
+				  ssize_t n)
+{
+	struct srd_base_hdr b;
+
+	if (!t->to.sin_port || n < (ssize_t)sizeof(b))
+		return true;
+	memcpy(&b, buf, sizeof(b));
+	return b.src_port == ntohs(t->to.sin_port);
+}
+
+/* One datagram, or -1 when none waits; rx_bytes counts those from the
+ * endpoint (tool_from_peer). */
 static inline ssize_t tool_recv(struct tool *t, void *buf, size_t len)
 {
 	ssize_t n = recv(t->fd, buf, len, 0);
-	struct srd_base_hdr b;
 
-	if (n <= 0)
-		return n;
-	if ((size_t)n < sizeof(b) || !t->to.sin_port) {
-		t->rx_bytes += (uint64_t)n;
-		return n;
-	}
-	memcpy(&b, buf, sizeof(b));
-	if (b.src_port == ntohs(t->to.sin_port))
+	if (n > 0 && tool_from_peer(t, buf, n))
 		t->rx_bytes += (uint64_t)n;
 	return n;
 }

@@ -76,9 +76,11 @@
 #define SRD_TP_CC_LOSS_MDF		0.1	/* cut on loss with short queues */
 #define SRD_TP_RTO_RESET_AFTER		3	/* silent timeouts before cwnd = 1 */
 /* Slow start ends (no cut) after SRD_TP_SS_SAMPLES delay samples in a
- * row over base RTT + target / SRD_TP_SS_EXIT_DIV (after HyStart++). */
+ * row over base RTT + target / SRD_TP_SS_EXIT_DIV, from a window of
+ * SRD_TP_SS_LOW_WINDOW up (after HyStart++). */
 #define SRD_TP_SS_EXIT_DIV		8
 #define SRD_TP_SS_SAMPLES		8
+#define SRD_TP_SS_LOW_WINDOW		16	/* packets */
 #define SRD_TP_BASE_RTT_AGE_NS		(10 * SRD_NS_PER_S)
 
 /* Receiver grants (spec 5.17): a receiver with more than one sender
@@ -92,8 +94,9 @@
 
 /* Path health (spec 5.12). */
 #define SRD_TP_PATH_DOWN_AFTER		3	/* losses in a row, none acked */
-#define SRD_TP_PATH_PROBE_FIRST_NS	SRD_NS_PER_MS	/* after it goes DOWN */
-#define SRD_TP_PATH_PROBE_NS		(10 * SRD_NS_PER_MS)	/* then */
+/* A path that went DOWN is probed after the first, then every ... */
+#define SRD_TP_PATH_PROBE_FIRST_NS	SRD_NS_PER_MS
+#define SRD_TP_PATH_PROBE_NS		(10 * SRD_NS_PER_MS)
 #define SRD_TP_PATH_LOSS_SCORE		64	/* added per loss, 1 off per ack */
 #define SRD_TP_PATH_SKIP_MAX		7
 #define SRD_TP_PATH_NONE		UINT16_MAX
@@ -248,6 +251,8 @@ struct srd_tp_peer_tx {
 	uint8_t rto_streak;		/* silent timeouts since the last ack */
 	bool cc_above;			/* the last delay sample was over target */
 	uint32_t cc_losses;		/* fast retransmits in this RTT */
+	uint32_t ss_above;		/* slow start: samples in a row over
+					 * its exit delay */
 	uint64_t ack_progress_ns;	/* last time an ack freed a packet */
 	uint64_t acked_sent_ns;		/* latest send time of a packet acked */
 	uint64_t acked_copy_ns;		/* the same, of the copy last sent */
@@ -264,14 +269,12 @@ struct srd_tp_peer_tx {
 	double ssthresh;
 	uint64_t base_rtt_ns;		/* least RTT seen lately */
 	uint64_t base_rtt_at_ns;
-	uint64_t rtt_max_ns;		/* longest network RTT seen lately */
+	uint64_t rtt_max_ns;		/* longest RTT seen lately (5.8) */
 	uint64_t rtt_max_at_ns;		/* since when: it halves per second */
 	uint64_t cc_cut_ns;		/* last decrease: at most one per RTT */
 	uint64_t cc_loss_epoch_ns;
 	uint64_t last_fabric_rtt_ns;	/* RTT less the receiver's host delay */
 	uint64_t net_srtt_ns;		/* smoothed, of those */
-	uint32_t ss_above;		/* slow start: samples in a row over
-					 * its exit delay */
 	uint64_t rnr_until_ns;		/* the receiver pushed back: wait */
 	uint64_t rnr_backoff_ns;
 
@@ -433,7 +436,7 @@ struct srd_tp_counters {
 	uint64_t rnr_sent, rnr_recv, cc_cuts, path_downs, retx_probe;
 	uint64_t path_probes, path_ups, rto_spurious;
 	uint64_t retx_sent;		/* resent copies that went out */
-	uint64_t ss_exits;		/* slow starts ended by delay (no cut) */
+	uint64_t ss_exits;		/* slow starts ended by delay */
 	/* toward and from addresses not yet verified (spec 5.4) */
 	uint64_t hs_cookies, tx_unverified_bytes, rx_unverified_bytes;
 	uint64_t rx_drop_token;		/* not the session's token */

@@ -39,6 +39,7 @@ static void tp_cc_cut(struct srd_tp *tp, struct srd_tp_peer *peer,
 	peer->tx->cwnd *= factor;
 	tp_cc_clamp(peer);
 	peer->tx->ssthresh = peer->tx->cwnd;
+	peer->tx->ss_above = 0;
 	peer->tx->cc_cut_ns = now;
 	peer->tx->cnt.cc_cuts++;
 	tp->cnt.cc_cuts++;
@@ -68,14 +69,18 @@ void srd_tp_cc_on_ack(struct srd_tp *tp, struct srd_tp_peer *peer)
  * row over base RTT + target / SRD_TP_SS_EXIT_DIV mean a queue has
  * begun to build, and slow start ends there (ssthresh = cwnd; no cut):
  * the window grows on by SRD_TP_CC_AI per RTT.  In a row, not one: a
- * late packet is noise, a run of them is a queue.
+ * late packet is noise, a run of them is a queue.  Not below
+ * SRD_TP_SS_LOW_WINDOW: a window that a timeout brought down to a few
+ * packets regrows to where it was even through others' queues.
  */
 static void tp_cc_slow_start_check(struct srd_tp *tp,
 				   struct srd_tp_peer *peer, uint64_t rtt)
 {
 	struct srd_tp_peer_tx *tx = peer->tx;
 
-	if (rtt <= tx->base_rtt_ns + tp->cfg.cc_target_ns / SRD_TP_SS_EXIT_DIV) {
+	if (tx->cwnd < SRD_TP_SS_LOW_WINDOW ||
+	    rtt <= tx->base_rtt_ns +
+		   tp->cfg.cc_target_ns / SRD_TP_SS_EXIT_DIV) {
 		tx->ss_above = 0;
 		return;
 	}
@@ -197,6 +202,7 @@ void srd_tp_cc_on_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 	peer->tx->ssthresh = peer->tx->cwnd / 2 > 2.0 ? peer->tx->cwnd / 2 :
 							2.0;
 	peer->tx->cwnd = SRD_TP_CWND_MIN;
+	peer->tx->ss_above = 0;
 	peer->tx->cc_cut_ns = now;
 	peer->tx->cnt.cc_cuts++;
 	tp->cnt.cc_cuts++;

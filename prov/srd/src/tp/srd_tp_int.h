@@ -178,16 +178,18 @@ void srd_tp_cc_on_loss(struct srd_tp *tp, struct srd_tp_peer *peer,
 		       uint32_t nlost, uint64_t now);
 void srd_tp_cc_on_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  uint64_t now);
-/* value, seen at since, halved for each half_ns that has passed. */
+/* value, seen at since, halved for each half_ns that has passed.  A
+ * since after now (an ack's kernel stamp, older than the clock read
+ * for the ack before it) is now. */
 static inline uint64_t srd_tp_halved(uint64_t value, uint64_t since,
 				     uint64_t now, uint64_t half_ns)
 {
-	uint64_t halves = (now - since) / half_ns;
+	uint64_t halves = now > since ? (now - since) / half_ns : 0;
 
 	return halves >= 64 ? 0 : value >> halves;
 }
 
-/* The longest network RTT seen lately, halved for each
+/* The longest RTT seen lately (spec 5.8), halved for each
  * SRD_TP_RTT_MAX_HALF_NS since it was seen. */
 static inline uint64_t srd_tp_rtt_max(const struct srd_tp_peer_tx *tx,
 				      uint64_t now)

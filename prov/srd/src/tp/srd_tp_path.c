@@ -534,12 +534,17 @@ void srd_tp_path_lost(struct srd_tp *tp, struct srd_tp_peer *peer,
 	    p->consec_losses >= SRD_TP_PATH_DOWN_AFTER &&
 	    tp_path_other_up(tp, peer, path)) {
 		p->state = SRD_TP_PATH_DOWN;
-		/* the first probe soon: a path that was only late (a queue
+		p->downs++;
+		/* The first probe soon: a path that was only late (a queue
 		 * deeper than the silent-path rule had learnt) comes back
-		 * within a millisecond; a dead one costs one probe more */
+		 * a millisecond after its queue, and a dead one costs a
+		 * probe more.  (Waiting longer after each down, tried,
+		 * kept such a path down through its learning: twice the
+		 * duplicates in tp/path_with_queue_episodes_is_late_not_
+		 * silent; a path that loses but echoes goes down only
+		 * after 3 losses in a row.) */
 		p->probe_at_ns = now + SRD_TP_PATH_PROBE_FIRST_NS;
 		peer->paths_down++;
-		p->downs++;
 		tp->cnt.path_downs++;
 		tp_path_log(tp, peer, path, false);
 	}

@@ -723,8 +723,9 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 		 * whole round trip: the delay echoes alone, one per ack
 		 * and net of the receiver's delay, miss most packets of a
 		 * path that carries little, which is just the path whose
-		 * lateness it must learn. */
-		srd_tp_rtt_max_note(peer->tx, rtt, now);
+		 * lateness it must learn.  (A receiver's stall counts
+		 * too; the rule's cap, two RTOs, bounds what it costs.) */
+		srd_tp_rtt_max_note(peer->tx, rtt, at);
 	}
 	srd_tp_cc_on_ack(tp, peer);
 	if (pkt->flags & SRD_TP_PKT_F_LOST) {
@@ -784,7 +785,7 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
  * longer.  A path whose own smoothed RTT is long (one route's queue
  * holds its packets longer than the peer's RTT, which path recycling
  * weighs toward the fastest paths) waits twice that instead; and every
- * path as long as the longest network RTT seen lately and a quarter
+ * path as long as the longest RTT seen lately and a quarter
  * more, at most two RTOs: a queue that builds on a route for a moment
  * holds a few packets far longer than any smoothed RTT says, and on the
  * fault bed those were most of the copies still resent for nothing.
