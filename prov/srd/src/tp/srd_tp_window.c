@@ -723,9 +723,15 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 		 * whole round trip: the delay echoes alone, one per ack
 		 * and net of the receiver's delay, miss most packets of a
 		 * path that carries little, which is just the path whose
-		 * lateness it must learn.  (A receiver's stall counts
-		 * too; the rule's cap, two RTOs, bounds what it costs.) */
-		srd_tp_rtt_max_note(peer->tx, rtt, at);
+		 * lateness it must learn.  A receiver's stall is in the
+		 * whole round trip too, so this note goes no higher than
+		 * one RTO: on the fault bed, without that bound, the rule
+		 * waited up to its cap of two RTOs after a receiver's
+		 * stall, and a black hole stalled the stream 14-15 ms in
+		 * 2 runs of 5. */
+		srd_tp_rtt_max_note(peer->tx,
+				    SRD_MIN(rtt, tp_rto_estimate(tp, peer)),
+				    at);
 	}
 	srd_tp_cc_on_ack(tp, peer);
 	if (pkt->flags & SRD_TP_PKT_F_LOST) {
