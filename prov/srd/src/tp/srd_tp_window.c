@@ -725,10 +725,8 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 		 * path that carries little, which is just the path whose
 		 * lateness it must learn.  A receiver's stall is in the
 		 * whole round trip too, so this note goes no higher than
-		 * one RTO: on the fault bed, without that bound, the rule
-		 * waited up to its cap of two RTOs after a receiver's
-		 * stall, and a black hole stalled the stream 14-15 ms in
-		 * 2 runs of 5. */
+		 * one RTO: else the rule would wait up to its cap of two
+		 * RTOs after each stall, for a black hole too. */
 		srd_tp_rtt_max_note(peer->tx,
 				    SRD_MIN(rtt, tp_rto_estimate(tp, peer)),
 				    at);
