@@ -126,29 +126,27 @@ static int traffic_perm(struct sim *sim, uint32_t msgs, uint32_t size,
 			uint64_t warm_ns)
 {
 	uint32_t n = sim->topo.hosts, *to = calloc(n, sizeof(*to)), i = 0;
-	uint32_t warm = warm_ns ? n : 0;
+	uint32_t rounds = msgs + (warm_ns ? 1 : 0);
 
-	if (!to || msgs_alloc(sim, (uint64_t)n * msgs + warm)) {
+	if (!to || msgs_alloc(sim, (uint64_t)n * rounds)) {
 		free(to);
 		return -ENOMEM;
 	}
 	derangement(to, n, sim->topo.seed);
 	sim->t0_ns = warm_ns;
-	for (uint32_t h = 0; h < warm; h++, i++) {
-		sim->msgs[i] = (struct sim_msg){
-			.src = h, .dst = to[h], .size = SIM_WARM_BYTES,
-			.warm = true };
-		if (sim_post(sim, i))
-			break;
-	}
-	for (uint32_t m = 0; m < msgs && i == warm + m * n; m++)
+	for (uint32_t r = 0; r < rounds; r++) {
+		bool warm = warm_ns && r == 0;
+
 		for (uint32_t h = 0; h < n; h++, i++) {
 			sim->msgs[i] = (struct sim_msg){
-				.src = h, .dst = to[h], .size = size,
-				.issue_ns = warm_ns };
+				.src = h, .dst = to[h],
+				.size = warm ? SIM_WARM_BYTES : size,
+				.issue_ns = warm ? 0 : warm_ns, .warm = warm };
 			if (sim_post(sim, i))
-				break;
+				goto out;
 		}
+	}
+out:
 	free(to);
 	return i == sim->nmsgs ? 0 : -EINVAL;
 }
@@ -386,17 +384,21 @@ static int run_one(const struct opts *o, uint32_t size, uint16_t paths,
 	r->hosts = topo.hosts;
 	r->size = size;
 	r->paths = paths;
-	r->msgs = sim.nmsgs - (sim.t0_ns ? topo.hosts : 0);
+	r->msgs = 0;	/* counted below: the warm-up ones are not */
 	r->done = sim.msgs_done;
 	r->failed = sim.msgs_failed;
 	r->undelivered = sim.nmsgs - sim.msgs_done;
 	r->dup_bytes = sim.dup_bytes;
 	mct = calloc(sim.nmsgs ? sim.nmsgs : 1, sizeof(*mct));
-	for (uint32_t i = 0; mct && i < sim.nmsgs; i++) {
+	for (uint32_t i = 0; i < sim.nmsgs; i++) {
 		const struct sim_msg *m = &sim.msgs[i];
 
-		if (m->done_ns && !m->warm) {
-			mct[nmct++] = m->done_ns - m->start_ns;
+		if (m->warm)
+			continue;
+		r->msgs++;
+		if (m->done_ns) {
+			if (mct)
+				mct[nmct++] = m->done_ns - m->start_ns;
 			if (m->done_ns - sim.t0_ns > r->time_ns)
 				r->time_ns = m->done_ns - sim.t0_ns;
 		}
