@@ -341,6 +341,8 @@ $1 == "ep" {
 	printf "             paths %s taken down, %s up again, %s probes; peers %s known, %s failed, %s reclaimed; %s pings\n",
 	       n0(g("path_downs")), n0(g("path_ups")), n0(g("path_probes")),
 	       n0(g("peers")), n0(g("peers_failed")), n0(g("peers_reclaimed")), n0(g("pings_sent"))
+	printf "             progress thread: looked %s times, stepped %s while the application was away\n",
+	       n0(g("progress_looks")), n0(g("progress_steps"))
 	rest("             ")
 	next
 }

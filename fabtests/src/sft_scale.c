@@ -24,6 +24,12 @@
  *           that went idle: srd's FI_SRD_PEER_IDLE_MS) and reports the
  *           heap bytes (mallinfo2) per peer before and after, and the
  *           latency and rate again, over peers woken from idle.
+ *           With SFT_SCALE_HOT=H as well, right after that silence
+ *           the client talks to peers 0 to H-1 only, in the same
+ *           ping-pong and windows (once to wake them, untimed, then
+ *           timed), while the other N - H stay idle: what a crowd of
+ *           idle peers costs the traffic to a few (run it with N = H
+ *           for the figure without the crowd).
  *           A port number belongs to one IP, so past
  *           SCALE_EPS_PER_IP endpoints on a loopback address the server
  *           binds the next ones to the next loopback IPs (127.0.0.2,
@@ -40,6 +46,8 @@
  *          heap_b_per_peer_idle=D heap_b_per_peer_av=E lat_us=X mmsgs=Y
  *          (with SFT_SCALE_IDLE_MS; C and D count what the provider
  *          holds per peer beyond its AV entry, E)
+ *   RESULT op=hot size=PEERS hot=H lat_us=X mmsgs=Y
+ *          (with SFT_SCALE_HOT too)
  */
 #include "sft_common.h"
 
@@ -408,6 +416,23 @@ static int idle_ms(void)
 	return ms;
 }
 
+/* SFT_SCALE_HOT: the hot set's size (0: no hot passes); both sides
+ * read it.  It needs the silence (SFT_SCALE_IDLE_MS) before it, which
+ * is what lets the others go idle. */
+static int hot_peers(int npeers)
+{
+	const char *v = getenv("SFT_SCALE_HOT");
+	int hot = v ? atoi(v) : 0;
+
+	if (hot < 0 || hot > npeers)
+		sft_die("SFT_SCALE_HOT=%s: 0 to the peer count, %d", v,
+			npeers);
+	if (hot && !idle_ms())
+		sft_die("SFT_SCALE_HOT needs SFT_SCALE_IDLE_MS (the silence "
+			"that lets the other peers go idle)");
+	return hot;
+}
+
 /* One message from the client to endpoint idx and its answer, if this
  * worker owns idx. */
 static void srv_echo(struct scale_srv *sv, int idx, uint64_t v,
@@ -422,19 +447,19 @@ static void srv_echo(struct scale_srv *sv, int idx, uint64_t v,
 
 /* The server's side of pass number pass: ping-pong, then streamed
  * windows, each acked from endpoint 0 once every worker has its part. */
-static void server_pass(struct scale_srv *sv, int pass, int lat_iters,
-			int wnd, int windows)
+static void server_pass(struct scale_srv *sv, int pass, int npeers,
+			int lat_iters, int wnd, int windows)
 {
 	uint64_t base = (uint64_t)pass * (uint64_t)windows * (uint64_t)wnd;
 	uint64_t seq = 0;
 
 	sft_step("server: ping-pong");
 	for (int i = 0; i < lat_iters; i++)
-		srv_echo(sv, i % sv->npeers, (uint64_t)i, "ping");
+		srv_echo(sv, i % npeers, (uint64_t)i, "ping");
 	sft_step("server: streaming");
 	for (int w = 0; w < windows; w++) {
 		for (int k = 0; k < wnd; k++, seq++) {
-			int idx = (int)(seq % (uint64_t)sv->npeers);
+			int idx = (int)(seq % (uint64_t)npeers);
 
 			if (!srv_owns(sv, idx))
 				continue;
@@ -510,18 +535,26 @@ static void srv_arm(struct scale_srv *sv, int per)
 }
 
 /* Every worker: warm-up (one message each way per peer), latency, rate,
- * and again after the client's silence. */
+ * after the client's silence the hot set's two passes (a worker that
+ * owns none of it only keeps its endpoints answering), and all peers
+ * again.  The pass number only places each pass's streamed messages in
+ * the count they share. */
 static void srv_script(struct scale_srv *sv, struct sft_opts *o,
 		       int windows)
 {
+	int hot = hot_peers(sv->npeers), pass = 0;
+
 	sft_step("server: warm-up");
 	for (int i = sv->lo; i < sv->hi; i++) {
 		sft_step("server: warm-up, peer %d", i);
 		srv_echo(sv, i, (uint64_t)i, "warm-up");
 	}
-	server_pass(sv, 0, o->iters, o->window, windows);
+	server_pass(sv, pass++, sv->npeers, o->iters, o->window, windows);
+	for (int k = 0; hot && k < 2; k++)
+		server_pass(sv, pass++, hot, o->iters, o->window, windows);
 	if (idle_ms())
-		server_pass(sv, 1, o->iters, o->window, windows);
+		server_pass(sv, pass++, sv->npeers, o->iters, o->window,
+			    windows);
 }
 
 static void srv_close(struct scale_srv *sv)
@@ -747,6 +780,23 @@ static void report_idle(int npeers, int idle, size_t heap0, size_t heap1,
 	       mmsgs);
 }
 
+/* The hot set's two passes: the first wakes its peers, the second is
+ * timed; the other peers stay idle throughout. */
+static void client_hot(struct sft_ctx *c, const struct sft_opts *o,
+		       const fi_addr_t *fa, int npeers, int hot, int windows)
+{
+	double lat_us, mmsgs;
+
+	client_pass(c, fa, hot, o->iters, o->window, windows, &lat_us,
+		    &mmsgs);
+	client_pass(c, fa, hot, o->iters, o->window, windows, &lat_us,
+		    &mmsgs);
+	printf("hot set: %d of %d peers, the rest idle: lat %.3f us, "
+	       "%.4f Mmsg/s\n", hot, npeers, lat_us, mmsgs);
+	printf("RESULT op=hot size=%d hot=%d lat_us=%.3f mmsgs=%.4f\n",
+	       npeers, hot, lat_us, mmsgs);
+}
+
 static void run_client(struct sft_ctx *c, struct sft_opts *o, int npeers,
 		       int windows)
 {
@@ -760,7 +810,7 @@ static void run_client(struct sft_ctx *c, struct sft_opts *o, int npeers,
 	uint64_t ack = 0;
 	char mine[256];
 	uint32_t len;
-	int idle = idle_ms();
+	int idle = idle_ms(), hot = hot_peers(npeers);
 
 	if (!names || !fa)
 		sft_die("out of memory");
@@ -807,6 +857,8 @@ static void run_client(struct sft_ctx *c, struct sft_opts *o, int npeers,
 		heap2 = heap_bytes();
 		client_idle(c, idle);
 		heap3 = heap_bytes();
+		if (hot)
+			client_hot(c, o, fa, npeers, hot, windows);
 		client_pass(c, fa, npeers, o->iters, o->window, windows,
 			    &lat_us, &mmsgs);
 		report_idle(npeers, idle, heap0, heap1, heap2, heap3, lat_us,

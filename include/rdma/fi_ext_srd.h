@@ -110,6 +110,12 @@ struct fi_srd_ep_stats {
 	 * process or its host was stalled, or made no calls), which waited
 	 * a moment more for the peer to answer (fi_srd(7), Reliability). */
 	uint64_t timer_late;
+	/* The domain's progress thread on this endpoint: the times it
+	 * looked at it (its socket was readable, a deadline came, or the
+	 * application came back), and the progress steps it took on it
+	 * while the application was away (fi_srd(7), Progress). */
+	uint64_t progress_looks;
+	uint64_t progress_steps;
 };
 
 /* The send side of one peer: congestion control and RTT.  The counters

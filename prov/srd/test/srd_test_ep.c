@@ -479,6 +479,80 @@ Test(ep, thread_serves_endpoints_the_app_ignores, .timeout = 30)
 	host_close(&a);
 }
 
+/* The progress thread's wake-ups cost what they find, not what the
+ * domain holds: B's application is away, its thread acks every one of
+ * A's messages (a wake-up each), and 32 idle endpoints in B's domain,
+ * which nothing reaches, are looked at only when the thread takes them
+ * over and when their own deadlines come, not at every wake-up (the
+ * thread walked every endpoint each time: 4,762 idle ones in
+ * sft_scale's server took a third of two cores). */
+#define IDLE_EPS	32
+#define AWAY_MSGS	200
+Test(ep, progress_thread_looks_only_at_endpoints_that_need_it, .timeout = 60)
+{
+	struct host a, b, idle[IDLE_EPS];
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	struct fi_srd_stats_ops *ops;
+	struct fi_srd_ep_stats sb, si;
+	static char out[AWAY_MSGS][64], in[AWAY_MSGS][64];
+	uint64_t idle_looks = 0, idle_max = 0;
+
+	/* snapshots would give every endpoint a deadline of their own */
+	unsetenv("FI_SRD_STATS_DIR");
+	set_peer_timeout_ms(5000);
+	host_open(&a);
+	host_open(&b);
+	for (int i = 0; i < IDLE_EPS; i++)
+		host_open_domain(&idle[i], &b);
+	connect_pair(&a, &b);
+	for (int k = 0; k < AWAY_MSGS; k++) {
+		memset(out[k], 'a' + k % 26, sizeof(out[k]));
+		cr_assert_eq(fi_trecv(b.ep, in[k], sizeof(in[k]), NULL,
+				      FI_ADDR_UNSPEC, 5, 0, in[k]), 0);
+	}
+	usleep(20000);	/* B's application is away from here on */
+	/* one at a time: each ack is one of B's thread's wake-ups */
+	for (int k = 0; k < AWAY_MSGS; k++) {
+		cr_assert_eq(fi_tsend(a.ep, out[k], sizeof(out[k]), NULL,
+				      a.peer, 5, out[k]), 0);
+		cr_assert_eq(wait_comp(&a, &e, &err, 5), 0, "send %d: %s", k,
+			     fi_strerror(err.err));
+		cr_assert_eq(e.op_context, out[k]);
+	}
+	cr_assert_eq(fi_open_ops(&b.ep->fid, FI_SRD_STATS_OPS_NAME, 0,
+				 (void **)&ops, NULL), 0);
+	cr_assert_eq(ops->ep_stats(b.ep, &sb, sizeof(sb)), 0);
+	for (int i = 0; i < IDLE_EPS; i++) {
+		cr_assert_eq(ops->ep_stats(idle[i].ep, &si, sizeof(si)), 0);
+		cr_assert_eq(si.rx_pkts, 0);
+		idle_looks += si.progress_looks;
+		if (si.progress_looks > idle_max)
+			idle_max = si.progress_looks;
+	}
+	cr_log_info("B: %lu looks, %lu steps; %d idle endpoints: %lu looks "
+		    "in all, at most %lu each", sb.progress_looks,
+		    sb.progress_steps, IDLE_EPS, idle_looks, idle_max);
+	/* B's acks came from its thread: about a step per message */
+	cr_assert_geq(sb.progress_steps, AWAY_MSGS / 2,
+		      "B's thread stepped it %lu times for %d messages",
+		      sb.progress_steps, AWAY_MSGS);
+	/* at every wake-up, each would have been looked at as often */
+	cr_assert_lt(idle_looks, sb.progress_looks,
+		     "%d idle endpoints looked at %lu times in all, B %lu",
+		     IDLE_EPS, idle_looks, sb.progress_looks);
+	/* and B's application finds every message, byte for byte */
+	for (int k = 0; k < AWAY_MSGS; k++) {
+		cr_assert_eq(wait_comp(&b, &e, &err, 5), 0);
+		cr_assert_eq(e.op_context, in[k], "receives complete in order");
+		cr_assert_eq(memcmp(in[k], out[k], sizeof(out[k])), 0);
+	}
+	for (int i = 0; i < IDLE_EPS; i++)
+		host_close_ep(&idle[i]);
+	host_close(&b);
+	host_close(&a);
+}
+
 /* The same without the progress thread (FI_SRD_PROGRESS_THREAD=0): the
  * thread that polls b1's CQ is the only one calling into b's domain, and
  * it keeps b2, whose own thread is away, acknowledging and receiving

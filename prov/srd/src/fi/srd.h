@@ -50,6 +50,7 @@
 #include "srd_list.h"
 #include "srd_hmap.h"
 #include "srd_pool.h"
+#include "srd_heap.h"
 #include "srd_msg.h"
 #include "srd_verbs.h"
 
@@ -497,6 +498,16 @@ struct srd_ep {
 	uint64_t thread_next_ns;
 	bool thread_holds;		/* the progress thread holds lock
 					 * (atomic: srd_ep_set_progress reads) */
+	/* When the thread looks at us next: our place in its heap (under
+	 * the domain lock) and a copy that callers in without that lock
+	 * read (atomic); touched: on the thread's list of endpoints to
+	 * look at on its next wake-up (under its touched_lock). */
+	struct srd_heap_node thread_look;
+	uint64_t thread_look_ns;
+	uint64_t thread_looks;		/* fi_srd_ep_stats (atomic) */
+	uint64_t thread_steps;
+	struct srd_dlist touched_entry;
+	bool touched;
 	union srd_wire_addr src_addr;
 	struct srd_wire *wire;
 	char *stats_path;		/* srd_stats.c: snapshot file, or NULL */

@@ -15,6 +15,14 @@
  * A post on an endpoint the thread sleeps on wakes it, so timers the post
  * arms are seen.  The domain's endpoint list is kept here too.
  *
+ * A wake-up costs what it finds, not what the domain holds: the thread
+ * keeps its endpoints in a heap by when it must look at each next, its
+ * epoll set names the endpoint whose socket is readable, and an
+ * application that calls in on an endpoint the thread would not look at
+ * in time puts it on the thread's touched list.  (It walked every
+ * endpoint at every wake-up: 4,762 idle endpoints in a process, and the
+ * walk took a third of two cores in sft_scale's server.)
+ *
  * Every running thread is also on a process-wide list, so the provider's
  * cleanup (libfabric calls it at exit, just before unloading us) can stop
  * the threads of domains the application never closed: a thread left
@@ -46,11 +54,21 @@ struct srd_progress {
 	bool stop;
 	struct srd_wait all;		/* away endpoints' sockets + wake fd */
 	uint64_t until;			/* when the sleeping thread wakes */
-	/* The sockets its last wait found readable, sorted; all_ready:
-	 * more than it could take (every endpoint is looked at). */
+	/* The domain's endpoints by when the thread looks at each next
+	 * (under the domain lock; each is in it from fi_enable to close). */
+	struct srd_heap looks;
+	/* Endpoints the application called in on that the thread would
+	 * otherwise look at too late (srd_progress_note_app). */
+	pthread_mutex_t touched_lock;
+	struct srd_dlist touched;
+	/* The sockets its last wait found readable, and the endpoint each
+	 * watched socket belongs to (by descriptor, under the domain lock:
+	 * one closed since the wait is no longer there). */
 	int ready[SRD_PROGRESS_EVENTS];
 	int nready;
-	bool all_ready;
+	bool all_ready;			/* the wait failed */
+	struct srd_ep **by_fd;
+	int by_fd_len;
 };
 
 /* The progress thread's nice value (see progress_main). */
@@ -64,6 +82,27 @@ static uint64_t progress_idle_ns(void)
 	return (uint64_t)srd_params.progress_idle_us * SRD_NS_PER_US;
 }
 
+/* Puts ep on the thread's touched list and wakes the thread unless it
+ * wakes within the idle window anyway.  Without the domain lock: the
+ * caller holds ep's, or the domain's list position of ep (stale pass). */
+static void progress_touch(struct srd_progress *prog, struct srd_ep *ep,
+			   uint64_t now)
+{
+	pthread_mutex_lock(&prog->touched_lock);
+	/* (a closed one stays marked: srd_progress_del_ep) */
+	if (!ep->touched) {
+		ep->touched = true;
+		srd_dlist_insert_tail(&prog->touched, &ep->touched_entry);
+	}
+	pthread_mutex_unlock(&prog->touched_lock);
+	if (__atomic_load_n(&prog->until, __ATOMIC_RELAXED) >
+	    now + progress_idle_ns()) {
+		/* one wake-up is enough */
+		__atomic_store_n(&prog->until, now, __ATOMIC_RELAXED);
+		srd_wait_signal(&prog->all);
+	}
+}
+
 /* Caller holds the endpoint's lock, not the domain's: the thread reads
  * last_app_ns and until without it. */
 void srd_progress_note_app(struct srd_domain *dom, struct srd_ep *ep)
@@ -72,10 +111,30 @@ void srd_progress_note_app(struct srd_domain *dom, struct srd_ep *ep)
 	uint64_t now = srd_clock_now_ns();
 
 	__atomic_store_n(&ep->last_app_ns, now, __ATOMIC_RELAXED);
-	if (prog && __atomic_load_n(&prog->until, __ATOMIC_RELAXED) >
-		    now + progress_idle_ns()) {
-		/* one wake-up is enough */
-		__atomic_store_n(&prog->until, now, __ATOMIC_RELAXED);
+	/* The thread looks by the end of the idle window anyway: only an
+	 * endpoint it would look at later needs telling (a rank back on an
+	 * endpoint the thread kept, which it must hand back).  Both sides
+	 * hold ep's lock here (progress_one). */
+	if (prog && __atomic_load_n(&ep->thread_look_ns, __ATOMIC_RELAXED) >
+		    now + progress_idle_ns())
+		progress_touch(prog, ep, now);
+}
+
+/* After a step by another thread (srd_progress_stale), which may have
+ * armed a timer before the thread's next look at ep (a delayed ack for
+ * what it read): the look moves up to it, and a thread asleep past it
+ * is woken.  Caller holds the domain lock (the heap's) and ep's. */
+static void progress_refile(struct srd_progress *prog, struct srd_ep *ep)
+{
+	uint64_t d = srd_ep_next_deadline(ep);
+
+	if (!srd_heap_node_queued(&ep->thread_look) ||
+	    d >= ep->thread_look.key)
+		return;
+	srd_heap_set(&prog->looks, &ep->thread_look, d);
+	__atomic_store_n(&ep->thread_look_ns, d, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&prog->until, __ATOMIC_RELAXED) > d) {
+		__atomic_store_n(&prog->until, d, __ATOMIC_RELAXED);
 		srd_wait_signal(&prog->all);
 	}
 }
@@ -129,23 +188,11 @@ void srd_progress_stale(struct srd_domain *dom)
 		if (age <= (int64_t)SRD_EP_STALE_NS || !srd_ep_trylock(ep))
 			continue;
 		srd_ep_progress(ep);
+		if (dom->progress)
+			progress_refile(dom->progress, ep);
 		srd_ep_unlock(ep);
 	}
 	srd_lock_release(&dom->lock);
-}
-
-static int progress_fd_cmp(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
-static bool progress_fd_ready(const struct srd_progress *prog, int fd)
-{
-	return prog->all_ready ||
-	       bsearch(&fd, prog->ready, (size_t)prog->nready, sizeof(fd),
-		       progress_fd_cmp);
 }
 
 /*
@@ -158,43 +205,80 @@ static bool progress_fd_ready(const struct srd_progress *prog, int fd)
  * every time one of them was due (sft_scale's server: 4,762 endpoints,
  * 21 such processes on two cores, 190-490 us round trips).
  */
-static bool progress_due(const struct srd_progress *prog,
-			 const struct srd_ep *ep, int fd, uint64_t last,
-			 uint64_t now)
+static bool progress_due(const struct srd_ep *ep, int fd, bool ready,
+			 uint64_t last, uint64_t now)
 {
-	return fd < 0 || now >= ep->thread_next_ns ||
+	return fd < 0 || ready || now >= ep->thread_next_ns ||
 	       last != ep->thread_app_ns ||
 	       __atomic_load_n(&ep->progressed_ns, __ATOMIC_RELAXED) !=
-		       ep->thread_step_ns ||
-	       progress_fd_ready(prog, fd);
+		       ep->thread_step_ns;
+}
+
+/* Watching an endpoint's socket (not where the map cannot grow: the
+ * thread then looks at the endpoint by its deadlines alone). */
+static void progress_watch(struct srd_progress *prog, struct srd_ep *ep,
+			   int fd)
+{
+	if (fd < 0)
+		return;
+	if (fd >= prog->by_fd_len) {
+		int len = SRD_MAX(fd + 1, 2 * prog->by_fd_len);
+		struct srd_ep **m = realloc(prog->by_fd,
+					    (size_t)len * sizeof(*m));
+
+		if (!m)
+			return;
+		memset(m + prog->by_fd_len, 0,
+		       (size_t)(len - prog->by_fd_len) * sizeof(*m));
+		prog->by_fd = m;
+		prog->by_fd_len = len;
+	}
+	if (srd_wait_add_fd(&prog->all, fd))
+		return;
+	prog->by_fd[fd] = ep;
+	ep->thread_watch = true;
+}
+
+static void progress_unwatch(struct srd_progress *prog, struct srd_ep *ep,
+			     int fd)
+{
+	if (!ep->thread_watch)
+		return;
+	srd_wait_del_fd(&prog->all, fd);
+	prog->by_fd[fd] = NULL;
+	ep->thread_watch = false;
 }
 
 /* Hands the endpoint to the thread or back to the application, and
  * returns when the thread must look at it next. */
 static uint64_t progress_one(struct srd_progress *prog, struct srd_ep *ep,
-			     uint64_t now)
+			     bool ready, uint64_t now)
 {
 	int fd = ep->wire->ops->fd(ep->wire);
-	uint64_t last = __atomic_load_n(&ep->last_app_ns, __ATOMIC_RELAXED);
-	uint64_t next;
+	uint64_t last, next;
 
+	/* Taken: the application is on it right now (posting or
+	 * progressing); look again after the idle window. */
+	if (!srd_ep_trylock(ep))
+		return SRD_MAX(now + progress_idle_ns(), now + 1);
+	/* Under the lock, as every application call notes itself
+	 * (srd_progress_note_app): a call before this sees the thread
+	 * see it, a call after sees the look published below. */
+	last = __atomic_load_n(&ep->last_app_ns, __ATOMIC_RELAXED);
 	if ((int64_t)(now - last) < (int64_t)progress_idle_ns()) {
-		if (ep->thread_watch)
-			srd_wait_del_fd(&prog->all, fd);
-		ep->thread_watch = false;
-		return last + progress_idle_ns();
+		progress_unwatch(prog, ep, fd);
+		next = last + progress_idle_ns();
+		goto out;
 	}
 	if (!ep->thread_watch) {
-		if (!srd_wait_add_fd(&prog->all, fd))
-			ep->thread_watch = true;
-	} else if (!progress_due(prog, ep, fd, last, now)) {
-		return ep->thread_next_ns;
+		progress_watch(prog, ep, fd);
+	} else if (!progress_due(ep, fd, ready, last, now)) {
+		next = ep->thread_next_ns;
+		goto out;
 	}
-	/* Taken: the application is back on it (posting or progressing);
-	 * look again after the idle window. */
-	if (!srd_ep_trylock(ep))
-		return now + progress_idle_ns();
 	__atomic_store_n(&ep->thread_holds, true, __ATOMIC_RELAXED);
+	__atomic_store_n(&ep->thread_steps, ep->thread_steps + 1,
+			 __ATOMIC_RELAXED);
 	srd_ep_progress(ep);
 	next = srd_ep_next_deadline(ep);
 	ep->thread_next_ns = next;
@@ -202,12 +286,83 @@ static uint64_t progress_one(struct srd_progress *prog, struct srd_ep *ep,
 	ep->thread_step_ns = __atomic_load_n(&ep->progressed_ns,
 					     __ATOMIC_RELAXED);
 	__atomic_store_n(&ep->thread_holds, false, __ATOMIC_RELAXED);
+out:
+	/* Not before the next round: one whose work is never done (a
+	 * backlog, a send waiting for memory: its deadline is now) must
+	 * not keep the others waiting in this one. */
+	next = SRD_MAX(next, now + 1);
+	__atomic_store_n(&ep->thread_look_ns, next, __ATOMIC_RELAXED);
 	srd_ep_unlock(ep);
 	return next;
 }
 
+/* Looks at ep and files it under its next look. */
+static void progress_visit(struct srd_progress *prog, struct srd_ep *ep,
+			   bool ready, uint64_t now)
+{
+	uint64_t next = progress_one(prog, ep, ready, now);
+
+	__atomic_store_n(&ep->thread_looks, ep->thread_looks + 1,
+			 __ATOMIC_RELAXED);
+	/* queued since fi_enable: moving it allocates nothing */
+	srd_heap_set(&prog->looks, &ep->thread_look, next);
+	/* (taken: published here, and an application call that misses
+	 * it was before this look, which comes back within the window) */
+	__atomic_store_n(&ep->thread_look_ns, next, __ATOMIC_RELAXED);
+}
+
+/* One wake-up's work: the touched endpoints, those whose sockets were
+ * readable, those whose look is due; returns when to wake next. */
+static uint64_t progress_round(struct srd_progress *prog, uint64_t now)
+{
+	struct srd_heap_node *top;
+	struct srd_dlist touched, *e;
+
+	/* Taken over whole; each stays marked until it is off the list
+	 * here, so that a touch meanwhile does not link it elsewhere
+	 * (the visit to come answers that touch too). */
+	srd_dlist_init(&touched);
+	pthread_mutex_lock(&prog->touched_lock);
+	while ((e = srd_dlist_pop_head(&prog->touched)))
+		srd_dlist_insert_tail(&touched, e);
+	pthread_mutex_unlock(&prog->touched_lock);
+	while ((e = srd_dlist_pop_head(&touched))) {
+		struct srd_ep *ep = srd_container_of(e, struct srd_ep,
+						     touched_entry);
+
+		pthread_mutex_lock(&prog->touched_lock);
+		ep->touched = false;
+		pthread_mutex_unlock(&prog->touched_lock);
+		progress_visit(prog, ep, false, now);
+	}
+	/* the wait failed: which sockets are readable is not known */
+	if (prog->all_ready) {
+		srd_dlist_foreach(&prog->dom->eps, e)
+			progress_visit(prog, srd_container_of(e, struct srd_ep,
+							      dom_entry),
+				       true, now);
+		prog->all_ready = false;
+	}
+	for (int i = 0; i < prog->nready; i++) {
+		int fd = prog->ready[i];
+
+		if (fd < prog->by_fd_len && prog->by_fd[fd])
+			progress_visit(prog, prog->by_fd[fd], true, now);
+	}
+	prog->nready = 0;
+	/* Each due one once: a visit files it after now (progress_visit),
+	 * and a next round comes after the wait has let the domain lock
+	 * go. */
+	while ((top = srd_heap_top(&prog->looks)) && top->key <= now)
+		progress_visit(prog, srd_container_of(top, struct srd_ep,
+						      thread_look),
+			       false, now);
+	return top ? top->key : UINT64_MAX;
+}
+
 /* Sleeps until a kept endpoint's socket is readable, the signal, or
- * until; notes which sockets were readable. */
+ * until; notes the sockets that were readable (more than it can take
+ * stay readable for the next wait). */
 static void progress_wait(struct srd_progress *prog, uint64_t until)
 {
 	struct epoll_event ev[SRD_PROGRESS_EVENTS];
@@ -215,12 +370,10 @@ static void progress_wait(struct srd_progress *prog, uint64_t until)
 				SRD_PROGRESS_EVENTS);
 
 	prog->nready = 0;
-	prog->all_ready = n >= SRD_PROGRESS_EVENTS || (n < 0 && n != -EINTR);
+	prog->all_ready = n < 0 && n != -EINTR;
 	for (int i = 0; i < n; i++)
 		if (ev[i].data.fd != prog->all.efd)
 			prog->ready[prog->nready++] = ev[i].data.fd;
-	qsort(prog->ready, (size_t)prog->nready, sizeof(int),
-	      progress_fd_cmp);
 }
 
 static void *progress_main(void *arg)
@@ -246,16 +399,19 @@ static void *progress_main(void *arg)
 	srd_domain_lock(dom);
 	/* stop is also set without the lock (srd_progress_stop_all) */
 	while (!__atomic_load_n(&prog->stop, __ATOMIC_ACQUIRE)) {
-		uint64_t now = srd_clock_now_ns(), until = UINT64_MAX;
-		struct srd_dlist *e;
+		uint64_t until = progress_round(prog, srd_clock_now_ns());
+		bool touched;
 
-		srd_dlist_foreach(&dom->eps, e) {
-			uint64_t d = progress_one(prog, srd_container_of(e,
-						  struct srd_ep, dom_entry), now);
-
-			until = SRD_MIN(d, until);
-		}
 		__atomic_store_n(&prog->until, until, __ATOMIC_RELAXED);
+		/* A touch since the round saw the old until and may not have
+		 * signalled; one after this look sees the new one (the lock
+		 * orders the two).  The wait then returns at once, having
+		 * let the domain lock go. */
+		pthread_mutex_lock(&prog->touched_lock);
+		touched = !srd_dlist_empty(&prog->touched);
+		pthread_mutex_unlock(&prog->touched_lock);
+		if (touched)
+			until = 0;
 		srd_domain_unlock(dom);
 		progress_wait(prog, until);
 		srd_wait_drain(&prog->all);
@@ -277,6 +433,9 @@ static int progress_create(struct srd_domain *dom)
 		free(prog);
 		return ret;
 	}
+	srd_heap_init(&prog->looks);
+	pthread_mutex_init(&prog->touched_lock, NULL);
+	srd_dlist_init(&prog->touched);
 	dom->progress = prog;
 	return 0;
 }
@@ -343,6 +502,9 @@ void srd_progress_stop(struct srd_domain *dom)
 		progress_halt(prog);
 	pthread_mutex_unlock(&progress_all_lock);
 	srd_wait_fini(&prog->all);
+	srd_heap_fini(&prog->looks);
+	free(prog->by_fd);
+	pthread_mutex_destroy(&prog->touched_lock);
 	free(prog);
 	dom->progress = NULL;
 }
@@ -392,11 +554,18 @@ void srd_progress_stop_all(void)
 int srd_progress_add_ep(struct srd_domain *dom, struct srd_ep *ep)
 {
 	int ret = progress_start(dom);
+	uint64_t now = srd_clock_now_ns();
 
 	if (ret)
 		return ret;
-	__atomic_store_n(&ep->last_app_ns, srd_clock_now_ns(),
-			 __ATOMIC_RELAXED);
+	srd_heap_node_init(&ep->thread_look);
+	ep->touched = false;
+	/* looked at on the thread's next wake-up */
+	if (dom->progress && srd_heap_set(&dom->progress->looks,
+					  &ep->thread_look, now))
+		return -FI_ENOMEM;
+	__atomic_store_n(&ep->thread_look_ns, now, __ATOMIC_RELAXED);
+	__atomic_store_n(&ep->last_app_ns, now, __ATOMIC_RELAXED);
 	srd_dlist_insert_tail(&dom->eps, &ep->dom_entry);
 	if (dom->progress)
 		srd_wait_signal(&dom->progress->all);	/* a new endpoint */
@@ -406,9 +575,22 @@ int srd_progress_add_ep(struct srd_domain *dom, struct srd_ep *ep)
 /* Caller holds the domain lock. */
 void srd_progress_del_ep(struct srd_domain *dom, struct srd_ep *ep)
 {
+	struct srd_progress *prog = dom->progress;
+
 	srd_dlist_remove(&ep->dom_entry);
-	if (dom->progress && ep->thread_watch)
-		srd_wait_del_fd(&dom->progress->all,
-				ep->wire->ops->fd(ep->wire));
+	if (prog) {
+		progress_unwatch(prog, ep, ep->wire->ops->fd(ep->wire));
+		if (srd_heap_node_queued(&ep->thread_look))
+			srd_heap_remove(&prog->looks, &ep->thread_look);
+		/* Until it leaves its CQs' sets, another thread's read may
+		 * still call in on it (srd_progress_note_app): marked as on
+		 * the list, and not on it, it is never linked again. */
+		__atomic_store_n(&ep->thread_look_ns, 0, __ATOMIC_SEQ_CST);
+		pthread_mutex_lock(&prog->touched_lock);
+		if (ep->touched)
+			srd_dlist_remove(&ep->touched_entry);
+		ep->touched = true;
+		pthread_mutex_unlock(&prog->touched_lock);
+	}
 	ep->thread_watch = false;
 }
