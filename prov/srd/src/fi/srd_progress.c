@@ -128,7 +128,8 @@ static void progress_refile(struct srd_progress *prog, struct srd_ep *ep)
 {
 	uint64_t d = srd_ep_next_deadline(ep);
 
-	if (!srd_heap_node_queued(&ep->thread_look) ||
+	/* (one in the application's window is its own to serve) */
+	if (!ep->thread_watch || !srd_heap_node_queued(&ep->thread_look) ||
 	    d >= ep->thread_look.key)
 		return;
 	srd_heap_set(&prog->looks, &ep->thread_look, d);
@@ -250,29 +251,33 @@ static void progress_unwatch(struct srd_progress *prog, struct srd_ep *ep,
 }
 
 /* Hands the endpoint to the thread or back to the application, and
- * returns when the thread must look at it next. */
+ * returns when the thread must look at it next.  Its socket joins or
+ * leaves the thread's epoll set after the endpoint's lock is let go:
+ * a niced thread must not sit in a system call with it held. */
 static uint64_t progress_one(struct srd_progress *prog, struct srd_ep *ep,
 			     bool ready, uint64_t now)
 {
 	int fd = ep->wire->ops->fd(ep->wire);
+	bool serve = true;
 	uint64_t last, next;
 
 	/* Taken: the application is on it right now (posting or
-	 * progressing); look again after the idle window. */
-	if (!srd_ep_trylock(ep))
-		return SRD_MAX(now + progress_idle_ns(), now + 1);
+	 * progressing); it is the application's, until a look after the
+	 * idle window finds it away. */
+	if (!srd_ep_trylock(ep)) {
+		progress_unwatch(prog, ep, fd);
+		return now + progress_idle_ns();
+	}
 	/* Under the lock, as every application call notes itself
 	 * (srd_progress_note_app): a call before this sees the thread
 	 * see it, a call after sees the look published below. */
 	last = __atomic_load_n(&ep->last_app_ns, __ATOMIC_RELAXED);
 	if ((int64_t)(now - last) < (int64_t)progress_idle_ns()) {
-		progress_unwatch(prog, ep, fd);
+		serve = false;
 		next = last + progress_idle_ns();
 		goto out;
 	}
-	if (!ep->thread_watch) {
-		progress_watch(prog, ep, fd);
-	} else if (!progress_due(ep, fd, ready, last, now)) {
+	if (ep->thread_watch && !progress_due(ep, fd, ready, last, now)) {
 		next = ep->thread_next_ns;
 		goto out;
 	}
@@ -293,6 +298,17 @@ out:
 	next = SRD_MAX(next, now + 1);
 	__atomic_store_n(&ep->thread_look_ns, next, __ATOMIC_RELAXED);
 	srd_ep_unlock(ep);
+	if (!serve) {
+		progress_unwatch(prog, ep, fd);
+		return next;
+	}
+	if (!ep->thread_watch)
+		progress_watch(prog, ep, fd);
+	/* A socket it could not watch is read at least once a window.
+	 * (Earlier than published: a call that misses this only touches
+	 * in vain.) */
+	if (!ep->thread_watch)
+		next = SRD_MIN(next, now + progress_idle_ns());
 	return next;
 }
 
