@@ -84,7 +84,7 @@ static uint64_t progress_idle_ns(void)
 
 /* Puts ep on the thread's touched list and wakes the thread unless it
  * wakes within the idle window anyway.  Without the domain lock: the
- * caller holds ep's, or the domain's list position of ep (stale pass). */
+ * caller holds ep's (srd_progress_note_app). */
 static void progress_touch(struct srd_progress *prog, struct srd_ep *ep,
 			   uint64_t now)
 {
@@ -206,10 +206,10 @@ void srd_progress_stale(struct srd_domain *dom)
  * every time one of them was due (sft_scale's server: 4,762 endpoints,
  * 21 such processes on two cores, 190-490 us round trips).
  */
-static bool progress_due(const struct srd_ep *ep, int fd, bool ready,
-			 uint64_t last, uint64_t now)
+static bool progress_due(const struct srd_ep *ep, bool ready, uint64_t last,
+			 uint64_t now)
 {
-	return fd < 0 || ready || now >= ep->thread_next_ns ||
+	return ready || now >= ep->thread_next_ns ||
 	       last != ep->thread_app_ns ||
 	       __atomic_load_n(&ep->progressed_ns, __ATOMIC_RELAXED) !=
 		       ep->thread_step_ns;
@@ -265,8 +265,12 @@ static uint64_t progress_one(struct srd_progress *prog, struct srd_ep *ep,
 	 * progressing); it is the application's, until a look after the
 	 * idle window finds it away. */
 	if (!srd_ep_trylock(ep)) {
+		/* (published without the lock: a call that misses it was
+		 * before this look, which comes back within the window) */
+		next = now + progress_idle_ns();
+		__atomic_store_n(&ep->thread_look_ns, next, __ATOMIC_RELAXED);
 		progress_unwatch(prog, ep, fd);
-		return now + progress_idle_ns();
+		return next;
 	}
 	/* Under the lock, as every application call notes itself
 	 * (srd_progress_note_app): a call before this sees the thread
@@ -277,7 +281,7 @@ static uint64_t progress_one(struct srd_progress *prog, struct srd_ep *ep,
 		next = last + progress_idle_ns();
 		goto out;
 	}
-	if (ep->thread_watch && !progress_due(ep, fd, ready, last, now)) {
+	if (ep->thread_watch && !progress_due(ep, ready, last, now)) {
 		next = ep->thread_next_ns;
 		goto out;
 	}
@@ -322,9 +326,6 @@ static void progress_visit(struct srd_progress *prog, struct srd_ep *ep,
 			 __ATOMIC_RELAXED);
 	/* queued since fi_enable: moving it allocates nothing */
 	srd_heap_set(&prog->looks, &ep->thread_look, next);
-	/* (taken: published here, and an application call that misses
-	 * it was before this look, which comes back within the window) */
-	__atomic_store_n(&ep->thread_look_ns, next, __ATOMIC_RELAXED);
 }
 
 /* One wake-up's work: the touched endpoints, those whose sockets were
