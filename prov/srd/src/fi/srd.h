@@ -489,6 +489,7 @@ struct srd_ep {
 					 * thread (atomic: srd_progress_stale
 					 * reads it without the lock) */
 	bool thread_watch;		/* the progress thread polls our socket */
+	bool thread_watch_failed;	/* ... could not, and said so */
 	/* When the progress thread took its last step here: the step's
 	 * progressed_ns, the last_app_ns it saw, and the deadline it found
 	 * next; a step since by anyone else, or a call by the application,

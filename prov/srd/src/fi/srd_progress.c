@@ -215,11 +215,15 @@ static bool progress_due(const struct srd_ep *ep, bool ready, uint64_t last,
 		       ep->thread_step_ns;
 }
 
-/* Watching an endpoint's socket (not where the map cannot grow: the
- * thread then looks at the endpoint by its deadlines alone). */
+/* Watching an endpoint's socket (not where the map cannot grow or
+ * epoll refuses it: the thread then reads the socket at least once an
+ * idle window, progress_one, and says so once). */
 static void progress_watch(struct srd_progress *prog, struct srd_ep *ep,
 			   int fd)
 {
+	char name[64];
+	int err;
+
 	if (fd < 0)
 		return;
 	if (fd >= prog->by_fd_len) {
@@ -227,17 +231,32 @@ static void progress_watch(struct srd_progress *prog, struct srd_ep *ep,
 		struct srd_ep **m = realloc(prog->by_fd,
 					    (size_t)len * sizeof(*m));
 
-		if (!m)
-			return;
+		if (!m) {
+			err = -FI_ENOMEM;
+			goto fail;
+		}
 		memset(m + prog->by_fd_len, 0,
 		       (size_t)(len - prog->by_fd_len) * sizeof(*m));
 		prog->by_fd = m;
 		prog->by_fd_len = len;
 	}
-	if (srd_wait_add_fd(&prog->all, fd))
-		return;
+	err = srd_wait_add_fd(&prog->all, fd);
+	if (err)
+		goto fail;
 	prog->by_fd[fd] = ep;
 	ep->thread_watch = true;
+	ep->thread_watch_failed = false;
+	return;
+fail:
+	if (!ep->thread_watch_failed) {
+		srd_wire_addr_str(&ep->wire->addr, name, sizeof(name));
+		SRD_WARN(FI_LOG_EP_CTRL, "endpoint %s: the progress thread "
+			 "cannot watch its socket (%s); while the application "
+			 "is away it reads it once every "
+			 "FI_SRD_PROGRESS_IDLE_US instead\n", name,
+			 fi_strerror(-err));
+	}
+	ep->thread_watch_failed = true;
 }
 
 static void progress_unwatch(struct srd_progress *prog, struct srd_ep *ep,
