@@ -14,8 +14,13 @@
 #   bw0, bw1, bw5  MB/s of 1 MiB messages, window 64, with 0, 1 and 5 %
 #                  random loss on every link (every IPv4 packet);
 #   resend1/5      srd only: resent copies that went out (retx_sent in
-#                  its stats) over the data packets router R1 dropped
-#                  (the A -> B direction);
+#                  the client's stats) over the copies lost on the way
+#                  (the client's sequenced datagrams sent, tx_pkts, less
+#                  those the server received: rx_pkts and rx_dup).  Not
+#                  router R1's loss drops: its nftables counter counts
+#                  packets as the kernel forwards them, and a UDP GSO
+#                  packet of several datagrams is one (dropped whole);
+#                  those drops are printed beside, as a cross-check;
 #   blackhole      the longest gap between receive completions that
 #                  overlaps [fault, fault + 1 s], 64 KiB messages, window
 #                  256, when the busiest link black-holes at 2 s;
@@ -85,6 +90,15 @@ busiest() {
 	     END { sub(/^l/, "", l); print l }' "$1" "$2"
 }
 
+# stat_of FILE RECORD KEY: the value of KEY in the first RECORD line of
+# srd's statistics (FI_SRD_STATS=1) in FILE; 0 when absent.
+stat_of() {
+	local v
+	v=$(grep -a "^$2 " "$1" | head -n 1 | grep -o -E "(^| )$3=[0-9]+" |
+	    cut -d= -f2)
+	echo "${v:-0}"
+}
+
 # What R1 dropped for loss between two snapshots (A's packets).
 r1_drops() {
 	awk 'NR == FNR { if ($1 !~ /^#/) b[$1] = $8; next }
@@ -94,11 +108,13 @@ r1_drops() {
 # stream PROV SIZE WINDOW MSGS FAULT: one sft_stream pair, server in B,
 # client in A; FAULT (none, blackhole, linkdown, ratedrop) hits the
 # busiest link 2 s in.  Sets S_MBS, S_GAP_MS (the longest gap over the
-# fault), S_RESENT (srd's resends), S_DROPS (R1's loss drops).
+# fault), S_RESENT (srd's resends), S_LOST (srd's copies lost on the
+# way), S_DUPS (copies the server received twice), S_DROPS (R1's loss
+# drops, GSO packets counting once).
 stream() {
 	local prov=$1 size=$2 wnd=$3 msgs=$4 fault=$5 link t_fault spid cpid rc
 	port=$((port + 1))
-	S_MBS=fail S_GAP_MS=fail S_RESENT=- S_DROPS=0
+	S_MBS=fail S_GAP_MS=fail S_RESENT=- S_LOST=0 S_DUPS=- S_DROPS=0
 	bed exec B env "${envs[@]}" SFT_GAP_LOG=1 timeout -k 5 90 \
 		"$bindir/sft_stream" -p "$prov" -s -P "$port" -t 90 -S "$size" \
 		-W "$wnd" -I "$msgs" >"$tmp/server" 2>&1 &
@@ -150,9 +166,12 @@ stream() {
 	if [ "$prov" = srd ]; then
 		# copies that went out again, not decisions to resend
 		# (a packet acked before its resend went is not resent)
-		S_RESENT=$(grep -a '^ep ' "$tmp/client" | head -n 1 |
-			   grep -o -E 'retx_sent=[0-9]+' | cut -d= -f2)
-		S_RESENT=${S_RESENT:-0}
+		S_RESENT=$(stat_of "$tmp/client" ep retx_sent)
+		# sent and received, by both ends' counters: exact whatever
+		# the datagrams' grouping on the way
+		S_DUPS=$(stat_of "$tmp/server" drops rx_dup)
+		S_LOST=$(( $(stat_of "$tmp/client" ep tx_pkts) -
+			   $(stat_of "$tmp/server" ep rx_pkts) - S_DUPS ))
 	fi
 	S_DROPS=$(r1_drops "$tmp/c0" "$tmp/c2")
 	return 0
@@ -179,8 +198,9 @@ for run in $(seq 1 "$runs"); do
 			if [ "$loss" != 0 ] && [ -n "$bw0" ]; then
 				add "$prov" "frac$loss" "$(awk -v a="$S_MBS" -v b="$bw0" 'BEGIN { printf "%.3f", a / b }')"
 			fi
-			if [ "$loss" != 0 ] && [ "$prov" = srd ] && [ "$S_DROPS" -gt 0 ]; then
-				add "$prov" "resend$loss" "$(awk -v a="$S_RESENT" -v b="$S_DROPS" 'BEGIN { printf "%.2f", a / b }')"
+			if [ "$loss" != 0 ] && [ "$prov" = srd ] && [ "$S_LOST" -gt 0 ]; then
+				add "$prov" "resend$loss" "$(awk -v a="$S_RESENT" -v b="$S_LOST" 'BEGIN { printf "%.2f", a / b }')"
+				this[resent$loss]="$S_RESENT/$S_LOST lost, $S_DUPS twice, R1 $S_DROPS"
 			fi
 		done
 		bed loss 0 >/dev/null
@@ -195,6 +215,10 @@ for run in $(seq 1 "$runs"); do
 				add "$prov" "${fault}_stuck" 1
 				line+=" stuck"
 			fi
+		done
+		for loss in 1 5; do
+			[ -n "${this[resent$loss]:-}" ] &&
+				line+="; $loss %: resent ${this[resent$loss]}"
 		done
 		echo "$line"
 	done < <(tr ' ' '\n' <<<"$provs" | sed '/^$/d')
