@@ -383,6 +383,18 @@ static inline uint64_t tp_probe_deadline(const struct srd_tp_peer *peer,
 	if (pto < SRD_TP_PROBE_MIN_NS)
 		pto = SRD_TP_PROBE_MIN_NS;
 	pto += ack_delay_ns;
+	/* A tail to a receiver whose delay echoes taught the timer to wait
+	 * out its holds (the stall allowance, tp_stall_raise) waits as
+	 * long: an application that reads its endpoints in turn leaves
+	 * each peer's lone packet in its socket for milliseconds, and
+	 * probing every such packet twice more than doubled what a sender
+	 * fanning out to 1,000 such endpoints put on the wire (sft_scale:
+	 * 16,000 probes for 20,000 packets, 300 with this).  A flight is
+	 * left alone: its probe is what frees a window blocked behind a
+	 * loss that no later packet on its path can reveal. */
+	if (peer->tx->inflight - peer->tx->lost_cnt <= SRD_TP_PROBE_FLIGHT_MAX &&
+	    peer->tx->stall_now_ns > pto)
+		pto = peer->tx->stall_now_ns;
 	if (pto >= tp_timer_rto(peer))
 		return UINT64_MAX;	/* the timer comes first anyway */
 	since = tp_waiting_since(peer, oldest);
