@@ -1448,6 +1448,37 @@ Test(tp, spurious_timeout_with_a_full_window_is_undone)
 	teardown_all();
 }
 
+/* A timeout that was not spurious (what it declared lost was lost, and
+ * its resend was acked) leaves no cut on record: a lost packet acked
+ * before its resend much later (a silent path's, a refused one's) is no
+ * reason to undo a cut made for another loss. */
+Test(tp, a_real_timeout_leaves_no_cut_to_undo)
+{
+	struct test_pkt *warm, *pkts = make_pkts(8, 200);
+	union srd_wire_addr a1 = node_addr(1);
+	struct srd_tp_peer *peer;
+
+	warm = warm_pair(4);
+	peer = srd_tp_peer_find(&nodes[0].tp, &a1);
+	cr_assert_not_null(peer);
+	srd_memnet_set_faults(net, 1000000, 0);	/* every datagram lost */
+	send_burst(0, 1, pkts, 8);
+	while (!nodes[0].tp.cnt.retx_timeout &&
+	       srd_memnet_now(net) < 100 * SRD_NS_PER_MS)
+		step(2);
+	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, 1);
+	cr_assert_gt(peer->tx->cwnd_undo, 0, "the timeout's cut is on record");
+	srd_memnet_set_faults(net, 0, 0);
+	run_until_done(8, srd_memnet_now(net) + SRD_NS_PER_S);
+	assert_exactly_once(pkts, 8);
+	cr_assert_eq(nodes[0].tp.cnt.rto_spurious, 0);
+	cr_assert_eq(peer->tx->cwnd_undo, 0, "a cut of %.1f still on record",
+		     peer->tx->cwnd_undo);
+	free(warm);
+	free(pkts);
+	teardown_all();
+}
+
 /* warm_pair(npaths), and node 0's peer for node 1. */
 static struct srd_tp_peer *warm_peer(uint16_t npaths, struct test_pkt **warm)
 {

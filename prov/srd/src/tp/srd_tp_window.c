@@ -914,7 +914,7 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	uint64_t now = srd_tp_now(tp);
 	uint32_t highest = 0;
-	bool sacked = false;
+	bool sacked = false, released = false;
 
 	/* An ack outside [una, next] is stale or forged; a peer with no
 	 * send side has nothing in flight (una == next). */
@@ -926,8 +926,10 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		struct srd_tp_pkt *pkt =
 			peer->tx->ring[peer->tx_una % SRD_TP_WINDOW_MAX];
 
-		if (pkt)
+		if (pkt) {
 			tp_pkt_acked(tp, peer, pkt, now, rx_ns);
+			released = true;
+		}
 	}
 	for (uint32_t i = 0; i < sack_bytes * 8; i++) {
 		uint32_t psn = cum + i;
@@ -938,11 +940,20 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		if (!srd_seq_lt(psn, peer->tx_next_psn))
 			break;
 		pkt = peer->tx->ring[psn % SRD_TP_WINDOW_MAX];
-		if (pkt)
+		if (pkt) {
 			tp_pkt_acked(tp, peer, pkt, now, rx_ns);
+			released = true;
+		}
 		highest = psn;
 		sacked = true;
 	}
+	/* The first ack to release anything after a timeout settles it,
+	 * spurious (a packet it declared lost came back, and was undone
+	 * above) or not: a cut kept on record would be undone by whatever
+	 * lost packet was acked next (a silent path's, a refused one's),
+	 * long after and for another reason. */
+	if (released)
+		peer->tx->cwnd_undo = 0;
 	while (peer->tx_una != peer->tx_next_psn &&
 	       !peer->tx->ring[peer->tx_una % SRD_TP_WINDOW_MAX])
 		peer->tx_una++;
