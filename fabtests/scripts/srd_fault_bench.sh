@@ -14,9 +14,11 @@
 #   bw0, bw1, bw5  MB/s of 1 MiB messages, window 64, with 0, 1 and 5 %
 #                  random loss on every link (every IPv4 packet);
 #   resend1/5      srd only: resent copies that went out (retx_sent in
-#                  the client's stats) over the copies lost on the way
-#                  (the client's sequenced datagrams sent, tx_pkts, less
-#                  those the server received: rx_pkts and rx_dup).  Not
+#                  the client's stats) over the copies the server did
+#                  not take (the client's sequenced datagrams sent,
+#                  tx_pkts, less those the server delivered or found
+#                  duplicate: rx_pkts and rx_dup; so lost on the way, or
+#                  refused: none are refused in this stream).  Not
 #                  router R1's loss drops: its nftables counter counts
 #                  packets as the kernel forwards them, and a UDP GSO
 #                  packet of several datagrams is one (dropped whole);
@@ -91,12 +93,10 @@ busiest() {
 }
 
 # stat_of FILE RECORD KEY: the value of KEY in the first RECORD line of
-# srd's statistics (FI_SRD_STATS=1) in FILE; 0 when absent.
+# srd's statistics (FI_SRD_STATS=1) in FILE; nothing when absent.
 stat_of() {
-	local v
-	v=$(grep -a "^$2 " "$1" | head -n 1 | grep -o -E "(^| )$3=[0-9]+" |
-	    cut -d= -f2)
-	echo "${v:-0}"
+	grep -a "^$2 " "$1" | head -n 1 | grep -o -E "(^| )$3=[0-9]+" |
+		cut -d= -f2
 }
 
 # What R1 dropped for loss between two snapshots (A's packets).
@@ -166,12 +166,22 @@ stream() {
 	if [ "$prov" = srd ]; then
 		# copies that went out again, not decisions to resend
 		# (a packet acked before its resend went is not resent)
-		S_RESENT=$(stat_of "$tmp/client" ep retx_sent)
 		# sent and received, by both ends' counters: exact whatever
-		# the datagrams' grouping on the way
+		# the datagrams' grouping on the way.  A side whose
+		# statistics are missing leaves the ratio unmeasured (the
+		# target then reads MISSED), never guessed.
+		local tx rx
+		S_RESENT=$(stat_of "$tmp/client" ep retx_sent)
 		S_DUPS=$(stat_of "$tmp/server" drops rx_dup)
-		S_LOST=$(( $(stat_of "$tmp/client" ep tx_pkts) -
-			   $(stat_of "$tmp/server" ep rx_pkts) - S_DUPS ))
+		tx=$(stat_of "$tmp/client" ep tx_pkts)
+		rx=$(stat_of "$tmp/server" ep rx_pkts)
+		if [ -n "$S_RESENT" ] && [ -n "$S_DUPS" ] && [ -n "$tx" ] &&
+		   [ -n "$rx" ]; then
+			S_LOST=$((tx - rx - S_DUPS))
+		else
+			echo "  srd ($size x $wnd): statistics missing from the client or the server; resend ratio not measured"
+			S_RESENT=- S_DUPS=-
+		fi
 	fi
 	S_DROPS=$(r1_drops "$tmp/c0" "$tmp/c2")
 	return 0

@@ -37,7 +37,7 @@
  *           to the client's provider, not the test bed's shape (past
  *           one process of endpoints the server's workers share two
  *           cores).  With srd each timed pass also prints the client's
- *           resends by cause.
+ *           packets sent and resent, by cause.
  *           A port number belongs to one IP, so past
  *           SCALE_EPS_PER_IP endpoints on a loopback address the server
  *           binds the next ones to the next loopback IPs (127.0.0.2,
@@ -546,10 +546,11 @@ static void srv_arm(struct scale_srv *sv, int per)
 	atomic_fetch_add(&sv->sh->ready, 1);
 }
 
-/* Every worker: warm-up (one message each way per peer), latency, rate,
- * after the client's silence the hot set's two passes (a worker that
- * owns none of it only keeps its endpoints answering), and all peers
- * again.  The pass number only places each pass's streamed messages in
+/* Every worker: with a hot set, first its warm-up and two passes over
+ * it alone (the client's baseline); warm-up of the rest (one message
+ * each way per peer), latency, rate, after the client's silence the hot
+ * set's two passes (a worker that owns none of it only keeps its
+ * endpoints answering), and all peers again.  The pass number only places each pass's streamed messages in
  * the count they share. */
 static void srv_script(struct scale_srv *sv, struct sft_opts *o,
 		       int windows)
@@ -814,11 +815,14 @@ static void client_resends(struct sft_ctx *c, const char *what,
 	    ops->ep_stats(c->ep, &st, sizeof(st)))
 		return;
 	if (what)
-		printf("%s: client resent %lu on timeout, %lu as probes, "
-		       "%lu on SACK holes; %lu duplicates came in\n", what,
+		printf("%s: client sent %lu packets, declared %lu lost on "
+		       "timeout, probed %lu, resent %lu on SACK holes, %lu "
+		       "copies resent in all; %lu duplicates came in\n", what,
+		       (unsigned long)(st.tx_pkts - last->tx_pkts),
 		       (unsigned long)(st.retx_timeout - last->retx_timeout),
 		       (unsigned long)(st.retx_probe - last->retx_probe),
 		       (unsigned long)(st.retx_fast - last->retx_fast),
+		       (unsigned long)(st.retx_sent - last->retx_sent),
 		       (unsigned long)(st.rx_dup - last->rx_dup));
 	*last = st;
 }

@@ -36,6 +36,7 @@ struct test_node {
 	uint32_t acked, failed;
 	uint32_t rx_restarts, tx_failures;
 	int refuse_next;	/* refuse this many packets with -EAGAIN */
+	int64_t refuse_id;	/* and the packet of this id once (-1: none) */
 	uint64_t last_rx_ns;	/* virtual time of the last delivery */
 	uint64_t max_gap_ns;	/* longest time between two deliveries */
 	uint64_t last_ack_ns;	/* virtual time of the last ack (sender) */
@@ -60,6 +61,10 @@ static int t_recv(void *ctx, struct srd_tp_peer *peer, const uint8_t *pkt,
 		return -EAGAIN;
 	}
 	memcpy(&id, pkt + sizeof(struct srd_base_hdr), sizeof(id));
+	if (node->refuse_id >= 0 && id == (uint64_t)node->refuse_id) {
+		node->refuse_id = -1;
+		return -EAGAIN;
+	}
 	cr_assert_lt(id, node->nseen);
 	/* Payload integrity: byte i of packet id is (id + i). */
 	for (size_t i = 4; i < len - sizeof(struct srd_base_hdr); i++)
@@ -149,6 +154,7 @@ static void node_open(int i, uint16_t npaths, uint64_t peer_timeout_ns)
 				 &nodes[i]), 0);
 	nodes[i].nseen = 100000;
 	nodes[i].seen = calloc(nodes[i].nseen, 1);
+	nodes[i].refuse_id = -1;
 }
 
 static void node_close(int i)
@@ -1474,6 +1480,35 @@ Test(tp, a_real_timeout_leaves_no_cut_to_undo)
 	cr_assert_eq(nodes[0].tp.cnt.rto_spurious, 0);
 	cr_assert_eq(peer->tx->cwnd_undo, 0, "a cut of %.1f still on record",
 		     peer->tx->cwnd_undo);
+	free(warm);
+	free(pkts);
+	teardown_all();
+}
+
+/* An ack that refuses one packet (F_RNR) also acknowledges those before
+ * it: they arrived, and are not taken for refused.  Taken so, each
+ * would count as a lost packet acked before its resend, which undoes a
+ * timeout's cut on record (here one put there by hand: 8 packets,
+ * where the window now holds 4) and counts the timeout spurious. */
+Test(tp, packets_an_rnr_ack_also_acks_are_not_refused)
+{
+	struct test_pkt *warm, *pkts = make_pkts(8, 200);
+	union srd_wire_addr a1 = node_addr(1);
+	struct srd_tp_peer *peer;
+
+	warm = warm_pair(1);	/* one path: the packets arrive in order */
+	peer = srd_tp_peer_find(&nodes[0].tp, &a1);
+	cr_assert_not_null(peer);
+	peer->tx->cwnd_undo = peer->tx->cwnd;
+	peer->tx->ssthresh_undo = peer->tx->ssthresh;
+	peer->tx->cwnd = 4;
+	nodes[1].refuse_id = 3;
+	send_burst(0, 1, pkts, 8);
+	run_until_done(8, srd_memnet_now(net) + SRD_NS_PER_S);
+	assert_exactly_once(pkts, 8);
+	cr_assert_gt(nodes[0].tp.cnt.rnr_recv, 0, "no packet was refused");
+	cr_assert_eq(nodes[0].tp.cnt.rto_spurious, 0,
+		     "packets the RNR ack covered were taken for refused");
 	free(warm);
 	free(pkts);
 	teardown_all();

@@ -79,7 +79,8 @@ uint32_t srd_tp_rx_grant(struct srd_tp *tp);
 uint32_t srd_tp_hs_grant(struct srd_tp *tp);
 void srd_tp_ack_note_piggyback(struct srd_tp *tp, struct srd_tp_peer *peer);
 void srd_tp_window_rnr(struct srd_tp *tp, struct srd_tp_peer *peer,
-		       uint32_t psn);
+		       uint32_t psn, uint32_t cum, const uint8_t *sack,
+		       uint32_t sack_bytes);
 /* srd_tp_path.c */
 /* The peer's paths array, allocated on use (fresh: all UP), and given
  * back when idle (nothing in flight, none DOWN). */

@@ -128,7 +128,8 @@ void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		srd_tp_window_delay(tp, peer, ack->delay_psn,
 				    ack->host_delay_ns, rx_ns);
 	if (ack->flags & SRD_ACK_F_RNR)
-		srd_tp_window_rnr(tp, peer, base->psn);
+		srd_tp_window_rnr(tp, peer, base->psn, base->ack_psn, sack,
+				  ack->sack_bytes);
 	if (ack->flags & SRD_ACK_F_GRANT)
 		memcpy(&peer->tx_grant, sack + ack->sack_bytes,
 		       sizeof(peer->tx_grant));

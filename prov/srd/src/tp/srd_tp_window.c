@@ -966,13 +966,28 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 	srd_tp_peer_rearm(tp, peer);
 }
 
+/* Whether the ack of cum and its bitmap covers psn. */
+static bool tp_ack_covers(uint32_t psn, uint32_t cum, const uint8_t *sack,
+			  uint32_t sack_bytes)
+{
+	uint32_t i = psn - cum;
+
+	if (srd_seq_lt(psn, cum))
+		return true;
+	return i < sack_bytes * 8 && (sack[i / 8] & (1u << (i % 8)));
+}
+
 /* The receiver refused psn, the highest it refused since its last ack,
- * for want of room (spec 6.8).  Everything up to psn that the ack did
- * not cover was refused too, or is still on its way and will be dropped
- * as a duplicate: resend it all after a backoff that doubles while the
- * receiver keeps refusing.  Not a congestion signal, and no path's loss. */
+ * for want of room (spec 6.8).  Everything up to psn that the ack (cum
+ * and its bitmap, applied after this) does not cover was refused too, or
+ * is still on its way and will be dropped as a duplicate: resend it all
+ * after a backoff that doubles while the receiver keeps refusing.  Not a
+ * congestion signal, and no path's loss.  What the ack covers arrived:
+ * taken for refused, it would count as a lost packet acked before its
+ * resend (undoing a timeout's cut, 5.14) and give no RTT sample. */
 void srd_tp_window_rnr(struct srd_tp *tp, struct srd_tp_peer *peer,
-		       uint32_t psn)
+		       uint32_t psn, uint32_t cum, const uint8_t *sack,
+		       uint32_t sack_bytes)
 {
 	uint64_t now = srd_tp_now(tp);
 
@@ -988,7 +1003,8 @@ void srd_tp_window_rnr(struct srd_tp *tp, struct srd_tp_peer *peer,
 		/* answers are never refused: one not acked yet is on its way
 		 * (or lost, and its timer resends it) */
 		if (!pkt || (pkt->flags & (SRD_TP_PKT_F_LOST |
-					   SRD_TP_PKT_F_ANSWER)))
+					   SRD_TP_PKT_F_ANSWER)) ||
+		    tp_ack_covers(p, cum, sack, sack_bytes))
 			continue;
 		tp_mark_lost(peer, pkt);
 		pkt->retries++;		/* its ack is ambiguous from now on */
