@@ -550,8 +550,8 @@ static void srv_arm(struct scale_srv *sv, int per)
  * it alone (the client's baseline); warm-up of the rest (one message
  * each way per peer), latency, rate, after the client's silence the hot
  * set's two passes (a worker that owns none of it only keeps its
- * endpoints answering), and all peers again.  The pass number only places each pass's streamed messages in
- * the count they share. */
+ * endpoints answering), and all peers again.  The pass number only
+ * places each pass's streamed messages in the count they share. */
 static void srv_script(struct scale_srv *sv, struct sft_opts *o,
 		       int windows)
 {

@@ -1454,6 +1454,18 @@ Test(tp, spurious_timeout_with_a_full_window_is_undone)
 	teardown_all();
 }
 
+/* warm_pair(npaths), and node 0's peer for node 1. */
+static struct srd_tp_peer *warm_peer(uint16_t npaths, struct test_pkt **warm)
+{
+	union srd_wire_addr a1 = node_addr(1);
+	struct srd_tp_peer *peer;
+
+	*warm = warm_pair(npaths);
+	peer = srd_tp_peer_find(&nodes[0].tp, &a1);
+	cr_assert_not_null(peer);
+	return peer;
+}
+
 /* A timeout that was not spurious (what it declared lost was lost, and
  * its resend was acked) leaves no cut on record: a lost packet acked
  * before its resend much later (a silent path's, a refused one's) is no
@@ -1461,12 +1473,8 @@ Test(tp, spurious_timeout_with_a_full_window_is_undone)
 Test(tp, a_real_timeout_leaves_no_cut_to_undo)
 {
 	struct test_pkt *warm, *pkts = make_pkts(8, 200);
-	union srd_wire_addr a1 = node_addr(1);
-	struct srd_tp_peer *peer;
+	struct srd_tp_peer *peer = warm_peer(4, &warm);
 
-	warm = warm_pair(4);
-	peer = srd_tp_peer_find(&nodes[0].tp, &a1);
-	cr_assert_not_null(peer);
 	srd_memnet_set_faults(net, 1000000, 0);	/* every datagram lost */
 	send_burst(0, 1, pkts, 8);
 	while (!nodes[0].tp.cnt.retx_timeout &&
@@ -1493,12 +1501,9 @@ Test(tp, a_real_timeout_leaves_no_cut_to_undo)
 Test(tp, packets_an_rnr_ack_also_acks_are_not_refused)
 {
 	struct test_pkt *warm, *pkts = make_pkts(8, 200);
-	union srd_wire_addr a1 = node_addr(1);
-	struct srd_tp_peer *peer;
+	/* one path: the packets arrive in order */
+	struct srd_tp_peer *peer = warm_peer(1, &warm);
 
-	warm = warm_pair(1);	/* one path: the packets arrive in order */
-	peer = srd_tp_peer_find(&nodes[0].tp, &a1);
-	cr_assert_not_null(peer);
 	peer->tx->cwnd_undo = peer->tx->cwnd;
 	peer->tx->ssthresh_undo = peer->tx->ssthresh;
 	peer->tx->cwnd = 4;
@@ -1512,18 +1517,6 @@ Test(tp, packets_an_rnr_ack_also_acks_are_not_refused)
 	free(warm);
 	free(pkts);
 	teardown_all();
-}
-
-/* warm_pair(npaths), and node 0's peer for node 1. */
-static struct srd_tp_peer *warm_peer(uint16_t npaths, struct test_pkt **warm)
-{
-	union srd_wire_addr a1 = node_addr(1);
-	struct srd_tp_peer *peer;
-
-	*warm = warm_pair(npaths);
-	peer = srd_tp_peer_find(&nodes[0].tp, &a1);
-	cr_assert_not_null(peer);
-	return peer;
 }
 
 /* The receiver is back from a stall: the transfer of pkts ends, each

@@ -908,6 +908,23 @@ static void tp_fast_retransmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 		srd_tp_cc_on_loss(tp, peer, lost, now);
 }
 
+/* Whether bit i of an ack's bitmap (psn cum + i) is set. */
+static inline bool tp_sack_bit(const uint8_t *sack, uint32_t i)
+{
+	return sack[i / 8] & (1u << (i % 8));
+}
+
+/* Whether the ack of cum and its bitmap covers psn. */
+static bool tp_ack_covers(uint32_t psn, uint32_t cum, const uint8_t *sack,
+			  uint32_t sack_bytes)
+{
+	uint32_t i = psn - cum;
+
+	if (srd_seq_lt(psn, cum))
+		return true;
+	return i < sack_bytes * 8 && tp_sack_bit(sack, i);
+}
+
 void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		       uint32_t cum, const uint8_t *sack, uint32_t sack_bytes,
 		       uint64_t rx_ns)
@@ -935,7 +952,7 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		uint32_t psn = cum + i;
 		struct srd_tp_pkt *pkt;
 
-		if (!(sack[i / 8] & (1u << (i % 8))))
+		if (!tp_sack_bit(sack, i))
 			continue;
 		if (!srd_seq_lt(psn, peer->tx_next_psn))
 			break;
@@ -964,17 +981,6 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 	tp_paths_check_silent(tp, peer, now);
 	srd_tp_window_flush(tp, peer);
 	srd_tp_peer_rearm(tp, peer);
-}
-
-/* Whether the ack of cum and its bitmap covers psn. */
-static bool tp_ack_covers(uint32_t psn, uint32_t cum, const uint8_t *sack,
-			  uint32_t sack_bytes)
-{
-	uint32_t i = psn - cum;
-
-	if (srd_seq_lt(psn, cum))
-		return true;
-	return i < sack_bytes * 8 && (sack[i / 8] & (1u << (i % 8)));
 }
 
 /* The receiver refused psn, the highest it refused since its last ack,
