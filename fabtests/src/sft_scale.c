@@ -38,6 +38,9 @@
  *           one process of endpoints the server's workers share two
  *           cores).  With srd each timed pass also prints the client's
  *           packets sent and resent, by cause.
+ *           Both sides check at the start that they were given the
+ *           same peer count, window, passes, SFT_SCALE_HOT and
+ *           SFT_SCALE_IDLE_MS, and name the first that differs.
  *           A port number belongs to one IP, so past
  *           SCALE_EPS_PER_IP endpoints on a loopback address the server
  *           binds the next ones to the next loopback IPs (127.0.0.2,
@@ -300,6 +303,9 @@ struct scale_srv {
 	struct scale_shared *sh;
 	struct scale_ep *eps;		/* [lo, hi) */
 	int lo, hi, npeers;
+	int hot;			/* SFT_SCALE_HOT */
+	int per, per_hot;		/* receive slots per endpoint: of
+					 * the hot set, of the others */
 	int nprocs;
 	unsigned sweep;
 	int answered;			/* the endpoint that sent last, or -1 */
@@ -509,7 +515,14 @@ static void srv_gather(struct scale_srv *sv, _Atomic uint32_t *count,
 	}
 }
 
-static void srv_open(struct scale_srv *sv, int per)
+/* Endpoint idx's receive slots: enough for its share of a window in
+ * every pass it takes part in. */
+static int srv_slots(const struct scale_srv *sv, int idx)
+{
+	return idx < sv->hot ? sv->per_hot : sv->per;
+}
+
+static void srv_open(struct scale_srv *sv)
 {
 	size_t namelen = 0;
 	uint32_t want = 0;
@@ -519,7 +532,8 @@ static void srv_open(struct scale_srv *sv, int per)
 		sft_die("out of memory");
 	sft_step("server: opening endpoints %d to %d", sv->lo, sv->hi - 1);
 	for (int i = sv->lo; i < sv->hi; i++) {
-		open_scale_ep(sv->c, &sv->eps[i - sv->lo], i, per);
+		open_scale_ep(sv->c, &sv->eps[i - sv->lo], i,
+			      srv_slots(sv, i));
 		namelen = 256;
 		SFT_TRY(fi_getname(&sv->eps[i - sv->lo].ep->fid,
 				   sv->sh->names[i], &namelen));
@@ -533,7 +547,7 @@ static void srv_open(struct scale_srv *sv, int per)
 }
 
 /* Every worker, once the client's address is known: its receives. */
-static void srv_arm(struct scale_srv *sv, int per)
+static void srv_arm(struct scale_srv *sv)
 {
 	struct sft_ctx *c = sv->c;
 
@@ -541,7 +555,7 @@ static void srv_arm(struct scale_srv *sv, int per)
 			 NULL) != 1)
 		sft_die("fi_av_insert of the client failed");
 	for (int i = sv->lo; i < sv->hi; i++)
-		for (int s = 0; s < per; s++)
+		for (int s = 0; s < srv_slots(sv, i); s++)
 			post_rx(c, &sv->eps[i - sv->lo], s, sv->client);
 	atomic_fetch_add(&sv->sh->ready, 1);
 }
@@ -594,7 +608,7 @@ static void srv_close(struct scale_srv *sv)
 
 /* A forked worker: its own provider objects, its share, then exit. */
 static void srv_worker(struct scale_srv *sv, struct sft_opts *o,
-		       struct sft_params *p, int per, int windows)
+		       struct sft_params *p, int windows)
 {
 	struct sft_ctx c;
 
@@ -603,13 +617,13 @@ static void srv_worker(struct scale_srv *sv, struct sft_opts *o,
 		exit(SFT_EXIT_FAIL);
 	sft_setup(&c, o, p);
 	sv->c = &c;
-	srv_open(sv, per);
+	srv_open(sv);
 	while (!atomic_load(&sv->sh->have_client)) {
 		if (getppid() != sv->parent)
 			sft_die("server worker: the server is gone");
 		usleep(1000);
 	}
-	srv_arm(sv, per);
+	srv_arm(sv);
 	srv_script(sv, o, windows);
 	srv_wait(sv, NULL, run_finished, 0, "end of run");
 	srv_close(sv);
@@ -648,7 +662,8 @@ static int srv_eps_per_proc(void)
  * opened, so that none is shared across fork) and returns the first's
  * server state; npeers and the shared block are set in it. */
 static struct scale_srv *srv_start(struct sft_opts *o, struct sft_params *p,
-				   int npeers, int per, int windows)
+				   int npeers, int per, int per_hot,
+				   int windows)
 {
 	static struct scale_srv first;
 	int each = srv_eps_per_proc();
@@ -669,6 +684,8 @@ static struct scale_srv *srv_start(struct sft_opts *o, struct sft_params *p,
 	for (int w = 0; w < nprocs; w++) {
 		struct scale_srv sv = {
 			.sh = sh, .npeers = npeers, .nprocs = nprocs,
+			.hot = hot_peers(npeers), .per = per,
+			.per_hot = per_hot,
 			.lo = w * each,
 			.hi = (w + 1) * each < npeers ? (w + 1) * each : npeers,
 			.client = FI_ADDR_UNSPEC, .answered = -1,
@@ -684,7 +701,7 @@ static struct scale_srv *srv_start(struct sft_opts *o, struct sft_params *p,
 		if (pid < 0)
 			sft_die("fork: %s", strerror(errno));
 		if (!pid)
-			srv_worker(&sv, o, p, per, windows);
+			srv_worker(&sv, o, p, windows);
 	}
 	return &first;
 }
@@ -692,14 +709,14 @@ static struct scale_srv *srv_start(struct sft_opts *o, struct sft_params *p,
 /* The first worker: it holds the OOB connection, so it hands the names
  * over, starts the client once every worker is armed and ends the run. */
 static void run_server(struct sft_ctx *c, struct sft_opts *o,
-		       struct scale_srv *sv, int per, int windows)
+		       struct scale_srv *sv, int windows)
 {
 	struct scale_shared *sh = sv->sh;
 	uint32_t len;
 	int status;
 
 	sv->c = c;
-	srv_open(sv, per);
+	srv_open(sv);
 	srv_gather(sv, &sh->opened, "opening endpoints");
 	len = sh->name_len;
 	sft_oob_send(c, &len, sizeof(len));
@@ -710,7 +727,7 @@ static void run_server(struct sft_ctx *c, struct sft_opts *o,
 		sft_die("client address length %u", len);
 	sft_oob_recv(c, sh->client_name, len);
 	atomic_store(&sh->have_client, 1);
-	srv_arm(sv, per);
+	srv_arm(sv);
 	srv_gather(sv, &sh->ready, "posting receives");
 	sft_oob_sync(c);
 	srv_script(sv, o, windows);
@@ -978,19 +995,48 @@ static void run_client(struct sft_ctx *c, struct sft_opts *o, int npeers,
 	free(fa);
 }
 
-/* Receive slots per server endpoint and streamed windows per pass. */
+/* Receive slots per server endpoint (per: for a window spread over
+ * all the peers; per_hot: over the hot set only, which a hot set smaller
+ * than the window needs more of, else messages arrive unexpected) and
+ * streamed windows per pass. */
 static void peers_shape(const struct sft_opts *o, int npeers, int *per,
-			int *windows)
+			int *per_hot, int *windows)
 {
+	int hot = hot_peers(npeers);
+
 	*per = (o->window + npeers - 1) / npeers + 1;
+	*per_hot = hot ? (o->window + hot - 1) / hot + 1 : *per;
 	*windows = o->iters / o->window > 4 ? o->iters / o->window : 4;
+}
+
+/* Both sides must run the same shape: a difference (one side given
+ * SFT_SCALE_HOT, the other not) would leave one waiting for messages
+ * the other never sends, until the completion timeout. */
+static void shape_agree(struct sft_ctx *c, const struct sft_opts *o,
+			int npeers, int windows)
+{
+	static const char *const what[] = {
+		"the peer count (-S)", "SFT_SCALE_HOT", "SFT_SCALE_IDLE_MS",
+		"the window (-W)", "the windows per pass (-I / -W)",
+	};
+	int32_t mine[] = { npeers, hot_peers(npeers), idle_ms(), o->window,
+			   windows };
+	int32_t theirs[sizeof(mine) / sizeof(mine[0])];
+
+	sft_oob_send(c, mine, sizeof(mine));
+	sft_oob_recv(c, theirs, sizeof(theirs));
+	for (size_t i = 0; i < sizeof(mine) / sizeof(mine[0]); i++)
+		if (mine[i] != theirs[i])
+			sft_die("%s is %d here and %d on the %s: run both "
+				"sides with the same", what[i], mine[i],
+				theirs[i], o->server ? "client" : "server");
 }
 
 int main(int argc, char **argv)
 {
 	struct sft_params p = { .caps = FI_TAGGED };
 	struct scale_srv *sv = NULL;
-	int npeers = 0, per = 0, windows = 0;
+	int npeers = 0, per = 0, per_hot = 0, windows = 0;
 	struct sft_opts o;
 	struct sft_ctx c;
 
@@ -1005,9 +1051,10 @@ int main(int argc, char **argv)
 		if (npeers < 1 || npeers > SCALE_MAX_PEERS)
 			sft_die("bad peer count %d (1 to %d)", npeers,
 				SCALE_MAX_PEERS);
-		peers_shape(&o, npeers, &per, &windows);
+		peers_shape(&o, npeers, &per, &per_hot, &windows);
 		if (o.server)
-			sv = srv_start(&o, &p, npeers, per, windows);
+			sv = srv_start(&o, &p, npeers, per, per_hot,
+				       windows);
 	}
 	sft_setup(&c, &o, &p);
 	if (!o.op || !strcmp(o.op, "av")) {
@@ -1021,8 +1068,9 @@ int main(int argc, char **argv)
 	if (strcmp(o.op, "peers"))
 		sft_die("-o must be av or peers");
 	sft_oob_connect(&c);
+	shape_agree(&c, &o, npeers, windows);
 	if (sv)
-		run_server(&c, &o, sv, per, windows);
+		run_server(&c, &o, sv, windows);
 	else
 		run_client(&c, &o, npeers, windows);
 	sft_teardown(&c);

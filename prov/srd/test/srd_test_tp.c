@@ -2109,9 +2109,10 @@ Test(tp, send_without_memory_fails_the_session_not_one_packet)
 #define SLOW_FAB_MAX	8192
 static struct {
 	struct srd_memnet_pkt *pkt[SLOW_FAB_MAX];
-	uint64_t at[SLOW_FAB_MAX];
+	uint64_t at[SLOW_FAB_MAX];	/* UINT64_MAX: held until released */
 	uint32_t n;
 	uint64_t slow_ns;
+	bool hold;		/* hold node 0's data datagrams */
 } slow_fab;
 
 static void slow_fab_send(void *arg, struct srd_memnet_pkt *pkt,
@@ -2125,6 +2126,8 @@ static void slow_fab_send(void *arg, struct srd_memnet_pkt *pkt,
 	srd_memnet_pkt_info(pkt, &info);
 	if (path == 0 && !memcmp(info.src, &a0, sizeof(a0.sin)))
 		at += slow_fab.slow_ns;
+	if (slow_fab.hold && !info.ctrl && !memcmp(info.src, &a0, sizeof(a0.sin)))
+		at = UINT64_MAX;
 	cr_assert_lt(slow_fab.n, SLOW_FAB_MAX);
 	slow_fab.pkt[slow_fab.n] = pkt;
 	slow_fab.at[slow_fab.n++] = at;
@@ -2212,6 +2215,113 @@ Test(tp, paths_that_deliver_fast_are_reused)
 		     "%.1f %%", off);
 	cr_assert_lt(on, 0.6 * off, "recycling: the slow path carried "
 		     "%.1f %% (%.1f %% without)", on, off);
+}
+
+/* --- a timeout's cut, settled by the first ack (spec 5.10) -------------- */
+
+/* Releases the copy-th datagram (0: the original) that node 0 sent of
+ * test packet id, held by slow_fab.hold, to arrive now. */
+static void slow_fab_release(uint32_t id, uint32_t copy)
+{
+	struct srd_memnet_pkt_info info;
+	uint32_t seen = 0, pid;
+
+	for (uint32_t i = 0; i < slow_fab.n; i++) {
+		if (slow_fab.at[i] != UINT64_MAX)
+			continue;
+		srd_memnet_pkt_info(slow_fab.pkt[i], &info);
+		if (info.len < sizeof(struct srd_base_hdr) + sizeof(pid) ||
+		    ((const struct srd_base_hdr *)info.data)->type !=
+			    SRD_PKT_EAGER)
+			continue;
+		memcpy(&pid, info.data + sizeof(struct srd_base_hdr),
+		       sizeof(pid));
+		if (pid == id && seen++ == copy) {
+			slow_fab.at[i] = srd_memnet_now(net);
+			return;
+		}
+	}
+	cr_assert_fail("copy %u of packet %u was not held", copy, id);
+}
+
+/* Runs both nodes over slow_fab until node 0 has counted timeouts
+ * retransmission timeouts, or 100 ms of virtual time. */
+static void slow_fab_until_timeouts(uint64_t timeouts)
+{
+	uint64_t end = srd_memnet_now(net) + 100 * SRD_NS_PER_MS;
+
+	while (nodes[0].tp.cnt.retx_timeout < timeouts &&
+	       srd_memnet_now(net) < end)
+		slow_fab_step();
+	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, timeouts);
+}
+
+/* Two timeouts in a row with nothing delivered: packet 0 is resent, and
+ * packet 1 declared lost waits for room in the cut window.  The resend
+ * of 0 is acked first: that ack settles the timeouts as real (packet 0
+ * was lost).  Packet 1's original then comes back before its resend, in
+ * a later ack: no reason to undo the cut any more, and no spurious
+ * timeout.  (Before 4cfd03d a cut stayed on record until a lost packet
+ * was acked, whenever that was: here it was undone, back to 16.) */
+Test(tp, a_lost_packet_acked_after_the_timeout_is_settled_undoes_nothing)
+{
+	const uint32_t count = 16;
+	struct test_pkt *warm = make_pkts(1, 200), *pkts = make_pkts(count, 200);
+	union srd_wire_addr a1 = node_addr(1);
+	struct srd_tp_peer *peer;
+	uint64_t end;
+
+	setup_net(0, 0, 0);
+	memset(&slow_fab, 0, sizeof(slow_fab));
+	srd_memnet_set_fabric(net, &slow_fab_ops, NULL);
+	node_open(0, 4, SRD_NS_PER_S);
+	node_open(1, 4, SRD_NS_PER_S);
+	peer = srd_tp_peer_get(&nodes[0].tp, &a1);
+	srd_tp_send(&nodes[0].tp, peer, &warm[0].tp);
+	while (nodes[0].acked < 1 && srd_memnet_now(net) < SRD_NS_PER_S)
+		slow_fab_step();
+	cr_assert_eq(nodes[0].acked, 1);
+	pair_rearm(pkts, 0);
+
+	peer->tx->cwnd = count;		/* the burst fills the window */
+	slow_fab.hold = true;
+	for (uint32_t id = 0; id < count; id++)
+		srd_tp_send(&nodes[0].tp, peer, &pkts[id].tp);
+	cr_assert_eq(peer->tx->inflight, count);
+	slow_fab_until_timeouts(2);
+	cr_assert_gt(peer->tx->cwnd_undo, peer->tx->cwnd,
+		     "the first timeout's cut is on record");
+	cr_assert(pkts[1].tp.flags & SRD_TP_PKT_F_LOST,
+		  "packet 1 is not waiting for its resend");
+
+	slow_fab_release(0, 1);		/* packet 0's resend */
+	end = srd_memnet_now(net) + SRD_NS_PER_MS;
+	while (nodes[0].acked < 1 && srd_memnet_now(net) < end)
+		slow_fab_step();
+	cr_assert_eq(nodes[0].acked, 1, "the resend of packet 0 was not acked");
+	cr_assert(pkts[1].tp.flags & SRD_TP_PKT_F_LOST,
+		  "packet 1 was resent: the test proves nothing");
+	slow_fab_release(1, 0);		/* packet 1's late original */
+	end = srd_memnet_now(net) + SRD_NS_PER_MS;
+	while (nodes[0].acked < 2 && srd_memnet_now(net) < end)
+		slow_fab_step();
+	cr_assert_eq(nodes[0].acked, 2, "packet 1's original was not acked");
+	cr_assert_eq(nodes[0].tp.cnt.rto_spurious, 0, "the cut was undone");
+	cr_assert_lt(peer->tx->cwnd, (double)count, "cwnd %.1f: the cut was "
+		     "undone", peer->tx->cwnd);
+
+	slow_fab.hold = false;		/* the rest arrives; all once */
+	for (uint32_t i = 0; i < slow_fab.n; i++)
+		if (slow_fab.at[i] == UINT64_MAX)
+			slow_fab.at[i] = srd_memnet_now(net);
+	end = srd_memnet_now(net) + SRD_NS_PER_S;
+	while (nodes[0].acked + nodes[0].failed < count &&
+	       srd_memnet_now(net) < end)
+		slow_fab_step();
+	assert_exactly_once(pkts, count);
+	free(warm);
+	free(pkts);
+	teardown_all();
 }
 
 /* --- multi-rail (spec 5.16) --------------------------------------------- */
