@@ -72,11 +72,12 @@ sft_mmm() {
 }
 
 # sft_every "V1 V2 ..." OP LIMIT RUNS: MET when there are RUNS values and
-# each satisfies OP LIMIT (OP <= or >=), else "MISSED (k of RUNS runs)".
+# each satisfies OP LIMIT (OP <=, >= or <), else "MISSED (k of RUNS runs)".
 sft_every() {
 	tr ' ' '\n' <<<"$1" | sed '/^$/d' |
 		awk -v op="$2" -v lim="$3" -v want="$4" '
-			{ n++; if ((op == "<=" && $1 > lim) || (op == ">=" && $1 < lim)) bad++ }
+			{ n++; if ((op == "<=" && $1 > lim) || (op == ">=" && $1 < lim) ||
+				    (op == "<" && $1 >= lim)) bad++ }
 			END { if (n == want && !bad) print "MET"; else printf "MISSED (%d of %d runs)\n", n - bad, want }'
 }
 
