@@ -55,6 +55,10 @@ struct result {
 	uint64_t msgs, done, failed, undelivered, dup_bytes;
 	uint64_t time_ns, ideal_ns;
 	uint64_t p50, p99, p999, pmax;	/* message completion, ns */
+	/* a2a, perm: when each sending host had its last message
+	 * delivered (from the measured start): what the table's "time"
+	 * (the last of them) hides, a tail of a few hosts or all late */
+	uint64_t host_p50, host_p90, host_p99;
 	uint64_t retx_timeout, retx_fast, retx_probe, tx_pkts;
 	uint64_t drop_queue, drop_fault, path_downs;
 	uint64_t queue_max;		/* bytes, the monitored port */
@@ -304,6 +308,39 @@ static void series_write(FILE *f, const struct sim_series *s, double scale,
 			s->val[b] * scale);
 }
 
+/* Sets r's host_p50/p90/p99: over the sending hosts, the time their
+ * last measured message was delivered (one never delivered: the run's
+ * end), from the measured start. */
+static void host_done(const struct sim *sim, const struct opts *o,
+		      struct result *r)
+{
+	uint32_t n = sim->topo.hosts, k = 0;
+	uint64_t *last, end = srd_memnet_now(sim->net) - sim->t0_ns;
+
+	if (o->sc != SC_A2A && o->sc != SC_PERM)
+		return;
+	last = calloc(n, sizeof(*last));
+	if (!last)
+		return;
+	for (uint32_t i = 0; i < sim->nmsgs; i++) {
+		const struct sim_msg *m = &sim->msgs[i];
+		uint64_t t = m->done_ns ? m->done_ns - sim->t0_ns : end;
+
+		if (!m->warm && m->src < n && t > last[m->src])
+			last[m->src] = t;
+	}
+	for (uint32_t h = 0; h < n; h++)
+		if (last[h])
+			last[k++] = last[h];
+	if (k) {
+		qsort(last, k, sizeof(*last), cmp_u64);
+		r->host_p50 = last[k / 2];
+		r->host_p90 = last[(uint64_t)(k * 0.9)];
+		r->host_p99 = last[(uint64_t)(k * 0.99)];
+	}
+	free(last);
+}
+
 static int run_one(const struct opts *o, uint32_t size, uint16_t paths,
 		   struct result *r)
 {
@@ -389,6 +426,7 @@ static int run_one(const struct opts *o, uint32_t size, uint16_t paths,
 	r->failed = sim.msgs_failed;
 	r->undelivered = sim.nmsgs - sim.msgs_done;
 	r->dup_bytes = sim.dup_bytes;
+	host_done(&sim, o, r);
 	mct = calloc(sim.nmsgs ? sim.nmsgs : 1, sizeof(*mct));
 	for (uint32_t i = 0; i < sim.nmsgs; i++) {
 		const struct sim_msg *m = &sim.msgs[i];
@@ -633,6 +671,24 @@ static void print_cost(const struct result *r)
 	       r->peers ? (double)r->peer_bytes / r->peers : 0,
 	       r->idle_peer_bytes, r->rings, r->spell_peer_bytes,
 	       r->spell_compacted);
+}
+
+/* a2a, perm: when the hosts were done, against the ideal time. */
+static void print_hosts_done(const struct opts *o, const struct result *r)
+{
+	char mode[16];
+
+	if (r->status || !r->host_p50 ||
+	    (o->sc != SC_A2A && o->sc != SC_PERM))
+		return;
+	printf("hosts done: %u hosts, %s: half by %.0f µs (%.1f %% of the"
+	       " limit), 90 %% by %.0f µs (%.1f %%), 99 %% by %.0f µs"
+	       " (%.1f %%), all by %.0f µs (%.1f %%)\n", r->hosts,
+	       mode_name((uint16_t)r->paths, mode, sizeof(mode)),
+	       us(r->host_p50), 100.0 * r->ideal_ns / r->host_p50,
+	       us(r->host_p90), 100.0 * r->ideal_ns / r->host_p90,
+	       us(r->host_p99), 100.0 * r->ideal_ns / r->host_p99,
+	       us(r->time_ns), 100.0 * r->ideal_ns / r->time_ns);
 }
 
 /* gnuplot script for the scenario's plots; run when gnuplot exists. */
@@ -960,6 +1016,8 @@ int main(int argc, char **argv)
 	printf("\n");
 	for (int i = 0; i < n; i++)
 		print_cost(&res[i]);
+	for (int i = 0; i < n; i++)
+		print_hosts_done(&o, &res[i]);
 	if (o.out)
 		plots(&o, res, n);
 	c = 0;
