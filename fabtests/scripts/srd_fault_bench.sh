@@ -38,7 +38,9 @@
 #                  one sender alone on the same bed; srd also the copies
 #                  resent as a percentage of the packets sent (retx_sent
 #                  over tx_pkts, all four senders) and how many of them
-#                  the receiver got twice.  The senders run at nice 10:
+#                  the receiver got twice (a run that fails counts as a
+#                  failed run for every provider: no fault is injected).
+#                  The senders run at nice 10:
 #                  the bed's five hosts share this machine's cores, and
 #                  four senders busy-polling at the receiver's priority
 #                  starve it (srd acks from the receiving process, the
@@ -210,10 +212,11 @@ stream() {
 # summed; - when a sender's statistics are missing), I_DUPS (srd: the
 # copies the receiver got twice).
 incast() {
-	local prov=$1 n=$2 j h tx rt rpid rc=0
+	local prov=$1 n=$2 j h tx rt rpid rc=0 msg
 	local -a spids
 	port=$((port + 1))
 	I_MBS=fail I_RESENT=0 I_TX=0 I_DUPS=-
+	rm -f "$tmp"/irecv "$tmp"/isend*
 	bed exec B env "${envs[@]}" timeout -k 5 90 "$bindir/sft_incast" \
 		-p "$prov" -s -N "$n" -m tagged -S 64k -I 256 -P "$port" -t 85 \
 		>"$tmp/irecv" 2>&1 &
@@ -229,12 +232,15 @@ incast() {
 	done
 	for j in "${spids[@]}"; do wait "$j" || rc=1; done
 	wait "$rpid" || rc=1
-	if [ "$rc" != 0 ] || ! grep -q '^PASS' "$tmp/irecv"; then
-		echo "  $prov incast $n:1: did not complete: $(grep -a -h -E '^(FAIL|PASS)' "$tmp/irecv" "$tmp"/isend* | grep -v '^PASS' | head -n 1)"
+	I_MBS=$(sed -n 's/^PASS.* aggregate \([0-9.]*\) MB\/s.*/\1/p' "$tmp/irecv")
+	if [ "$rc" != 0 ] || [ -z "$I_MBS" ]; then
+		msg=$(grep -a -h '^FAIL' "$tmp/irecv" "$tmp"/isend* | head -n 1)
+		[ -n "$msg" ] || msg=$(grep -a -h -v '^libfabric' "$tmp/irecv" | tail -n 1)
+		echo "  $prov incast $n:1: did not complete (exit $rc): $msg"
 		failures=$((failures + 1))
+		I_MBS=fail
 		return 1
 	fi
-	I_MBS=$(sed -n 's/^PASS.* aggregate \([0-9.]*\) MB\/s.*/\1/p' "$tmp/irecv")
 	if [ "$prov" = srd ]; then
 		for j in $(seq 1 "$n"); do
 			tx=$(stat_of "$tmp/isend$j" ep tx_pkts)
@@ -295,9 +301,10 @@ for run in $(seq 1 "$runs"); do
 				line+="; $loss %: resent ${this[resent$loss]}"
 		done
 		# the incast: the hosts' links are the bottleneck, not R1-R2's
-		bed rate 0 >/dev/null
-		bed rate "$rate" hosts >/dev/null
-		if incast "$prov" 1 && alone=$I_MBS && incast "$prov" 4; then
+		if ! bed rate 0 >/dev/null || ! bed rate "$rate" hosts >/dev/null; then
+			line+="; incast not run (the bed's rates could not be set)"
+			failures=$((failures + 1))
+		elif incast "$prov" 1 && alone=$I_MBS && incast "$prov" 4; then
 			add "$prov" inc_mbs "$I_MBS"
 			add "$prov" inc_link "$(awk -v a="$I_MBS" -v r="$rate" 'BEGIN { printf "%.3f", a / (r / 8) }')"
 			add "$prov" inc_alone "$(awk -v a="$I_MBS" -v b="$alone" 'BEGIN { printf "%.3f", a / b }')"
@@ -309,8 +316,8 @@ for run in $(seq 1 "$runs"); do
 		else
 			line+="; incast failed"
 		fi
-		bed rate 0 hosts >/dev/null
-		bed rate "$rate" >/dev/null
+		bed rate 0 hosts >/dev/null && bed rate "$rate" >/dev/null ||
+			{ echo "bed: the rates could not be restored"; exit 1; }
 		echo "$line"
 	done < <(tr ' ' '\n' <<<"$provs" | sed '/^$/d')
 done

@@ -308,9 +308,9 @@ static void series_write(FILE *f, const struct sim_series *s, double scale,
 			s->val[b] * scale);
 }
 
-/* Sets r's host_p50/p90/p99: over the sending hosts, the time their
- * last measured message was delivered (one never delivered: the run's
- * end), from the measured start. */
+/* Sets r's host_p50/p90/p99: over the sending hosts, the time the last
+ * measured message each sent was delivered (one never delivered: the
+ * run's end), from the measured start. */
 static void host_done(const struct sim *sim, const struct opts *o,
 		      struct result *r)
 {
@@ -673,12 +673,13 @@ static void print_cost(const struct result *r)
 	       r->spell_compacted);
 }
 
-/* a2a, perm: when the hosts were done, against the ideal time. */
+/* a2a, perm: when the hosts were done, against the ideal time; not for
+ * a run that left messages undelivered (their hosts never were). */
 static void print_hosts_done(const struct opts *o, const struct result *r)
 {
 	char mode[16];
 
-	if (r->status || !r->host_p50 ||
+	if (r->status || !r->host_p50 || r->undelivered ||
 	    (o->sc != SC_A2A && o->sc != SC_PERM))
 		return;
 	printf("hosts done: %u hosts, %s: half by %.0f µs (%.1f %% of the"

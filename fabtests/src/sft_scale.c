@@ -1017,10 +1017,11 @@ static void shape_agree(struct sft_ctx *c, const struct sft_opts *o,
 {
 	static const char *const what[] = {
 		"the peer count (-S)", "SFT_SCALE_HOT", "SFT_SCALE_IDLE_MS",
-		"the window (-W)", "the windows per pass (-I / -W)",
+		"the window (-W)", "the iteration count (-I)",
+		"the windows per pass (-I / -W)",
 	};
 	int32_t mine[] = { npeers, hot_peers(npeers), idle_ms(), o->window,
-			   windows };
+			   o->iters, windows };
 	int32_t theirs[sizeof(mine) / sizeof(mine[0])];
 
 	sft_oob_send(c, mine, sizeof(mine));

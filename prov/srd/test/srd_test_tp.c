@@ -2110,6 +2110,9 @@ Test(tp, send_without_memory_fails_the_session_not_one_packet)
 static struct {
 	struct srd_memnet_pkt *pkt[SLOW_FAB_MAX];
 	uint64_t at[SLOW_FAB_MAX];	/* UINT64_MAX: held until released */
+	uint64_t seq[SLOW_FAB_MAX];	/* order of sending (the array's is
+					 * not kept: delivery swaps) */
+	uint64_t sent;
 	uint32_t n;
 	uint64_t slow_ns;
 	bool hold;		/* hold node 0's data datagrams */
@@ -2130,6 +2133,7 @@ static void slow_fab_send(void *arg, struct srd_memnet_pkt *pkt,
 		at = UINT64_MAX;
 	cr_assert_lt(slow_fab.n, SLOW_FAB_MAX);
 	slow_fab.pkt[slow_fab.n] = pkt;
+	slow_fab.seq[slow_fab.n] = slow_fab.sent++;
 	slow_fab.at[slow_fab.n++] = at;
 }
 
@@ -2147,7 +2151,8 @@ static void slow_fab_step(void)
 		next = SRD_MIN(next, slow_fab.at[i]);
 	for (int i = 0; i < 2; i++)
 		next = SRD_MIN(next, srd_tp_next_deadline(&nodes[i].tp));
-	if (next != UINT64_MAX && next > srd_memnet_now(net))
+	cr_assert_neq(next, UINT64_MAX, "nothing due: the run stalled");
+	if (next > srd_memnet_now(net))
 		srd_memnet_advance(net, next - srd_memnet_now(net));
 	now = srd_memnet_now(net);
 	for (uint32_t i = 0; i < slow_fab.n;) {
@@ -2159,6 +2164,7 @@ static void slow_fab_step(void)
 		slow_fab.n--;
 		slow_fab.pkt[i] = slow_fab.pkt[slow_fab.n];
 		slow_fab.at[i] = slow_fab.at[slow_fab.n];
+		slow_fab.seq[i] = slow_fab.seq[slow_fab.n];
 	}
 	for (int i = 0; i < 2; i++)
 		srd_tp_progress(&nodes[i].tp);
@@ -2219,24 +2225,37 @@ Test(tp, paths_that_deliver_fast_are_reused)
 
 /* --- a timeout's cut, settled by the first ack (spec 5.10) -------------- */
 
-/* Releases the copy-th datagram (0: the original) that node 0 sent of
- * test packet id, held by slow_fab.hold, to arrive now. */
-static void slow_fab_release(uint32_t id, uint32_t copy)
+/* Whether slot i holds a datagram of test packet id, held back. */
+static bool slow_fab_held_of(uint32_t i, uint32_t id)
 {
 	struct srd_memnet_pkt_info info;
-	uint32_t seen = 0, pid;
+	uint32_t pid;
 
+	if (slow_fab.at[i] != UINT64_MAX)
+		return false;
+	srd_memnet_pkt_info(slow_fab.pkt[i], &info);
+	if (info.len < sizeof(struct srd_base_hdr) + sizeof(pid) ||
+	    ((const struct srd_base_hdr *)info.data)->type != SRD_PKT_EAGER)
+		return false;
+	memcpy(&pid, info.data + sizeof(struct srd_base_hdr), sizeof(pid));
+	return pid == id;
+}
+
+/* Releases the copy-th (from 0, by order of sending) of the datagrams
+ * of test packet id that slow_fab.hold still holds, to arrive now: with
+ * none released before, copy 0 is the original. */
+static void slow_fab_release(uint32_t id, uint32_t copy)
+{
 	for (uint32_t i = 0; i < slow_fab.n; i++) {
-		if (slow_fab.at[i] != UINT64_MAX)
+		uint32_t before = 0;
+
+		if (!slow_fab_held_of(i, id))
 			continue;
-		srd_memnet_pkt_info(slow_fab.pkt[i], &info);
-		if (info.len < sizeof(struct srd_base_hdr) + sizeof(pid) ||
-		    ((const struct srd_base_hdr *)info.data)->type !=
-			    SRD_PKT_EAGER)
-			continue;
-		memcpy(&pid, info.data + sizeof(struct srd_base_hdr),
-		       sizeof(pid));
-		if (pid == id && seen++ == copy) {
+		for (uint32_t j = 0; j < slow_fab.n; j++)
+			if (slow_fab.seq[j] < slow_fab.seq[i] &&
+			    slow_fab_held_of(j, id))
+				before++;
+		if (before == copy) {
 			slow_fab.at[i] = srd_memnet_now(net);
 			return;
 		}
