@@ -39,8 +39,9 @@
  *           cores).  With srd each timed pass also prints the client's
  *           packets sent and resent, by cause.
  *           Both sides check at the start that they were given the
- *           same peer count, window, passes, SFT_SCALE_HOT and
- *           SFT_SCALE_IDLE_MS, and name the first that differs.
+ *           same peer count, window, iteration count (and so passes),
+ *           SFT_SCALE_HOT and SFT_SCALE_IDLE_MS, and name the first
+ *           that differs.
  *           A port number belongs to one IP, so past
  *           SCALE_EPS_PER_IP endpoints on a loopback address the server
  *           binds the next ones to the next loopback IPs (127.0.0.2,
@@ -569,7 +570,7 @@ static void srv_arm(struct scale_srv *sv)
 static void srv_script(struct scale_srv *sv, struct sft_opts *o,
 		       int windows)
 {
-	int hot = hot_peers(sv->npeers), pass = 0, first = sv->lo;
+	int hot = sv->hot, pass = 0, first = sv->lo;
 
 	if (hot)	/* the end of this worker's part of the hot set */
 		first = hot < sv->lo ? sv->lo : hot > sv->hi ? sv->hi : hot;

@@ -2170,32 +2170,48 @@ static void slow_fab_step(void)
 		srd_tp_progress(&nodes[i].tp);
 }
 
+/* Nodes 0 and 1 on 4 paths each over slow_fab (fresh, path 0 slower by
+ * slow_ns); node 0's peer for node 1. */
+static struct srd_tp_peer *slow_fab_pair(uint64_t slow_ns)
+{
+	union srd_wire_addr a1 = node_addr(1);
+
+	setup_net(0, 0, 0);
+	memset(&slow_fab, 0, sizeof(slow_fab));
+	slow_fab.slow_ns = slow_ns;
+	srd_memnet_set_fabric(net, &slow_fab_ops, NULL);
+	node_open(0, 4, SRD_NS_PER_S);
+	node_open(1, 4, SRD_NS_PER_S);
+	return srd_tp_peer_get(&nodes[0].tp, &a1);
+}
+
+/* run_until_done over slow_fab: until node 0's count packets are acked
+ * or failed, or for ns of virtual time. */
+static void slow_fab_until_done(uint32_t count, uint64_t ns)
+{
+	uint64_t end = srd_memnet_now(net) + ns;
+
+	while (nodes[0].acked + nodes[0].failed < count &&
+	       srd_memnet_now(net) < end)
+		slow_fab_step();
+}
+
 /* 4000 packets 0 -> 1 over 4 paths, path 0 slower by slow_fab.slow_ns;
  * steering by RTT off, so that only recycling can move traffic.  Returns
  * path 0's share of the packets sent, in percent. */
 static double slow_path_share(bool recycle)
 {
 	const uint32_t count = 4000;
-	union srd_wire_addr a1 = node_addr(1);
 	struct test_pkt *pkts = make_pkts(count, 200);
-	struct srd_tp_peer *peer;
+	struct srd_tp_peer *peer = slow_fab_pair(6 * SRD_NS_PER_US);
 	uint64_t total = 0;
 	double share;
 
-	setup_net(0, 0, 0);
-	memset(&slow_fab, 0, sizeof(slow_fab));
-	slow_fab.slow_ns = 6 * SRD_NS_PER_US;
-	srd_memnet_set_fabric(net, &slow_fab_ops, NULL);
-	node_open(0, 4, SRD_NS_PER_S);
-	node_open(1, 4, SRD_NS_PER_S);
 	nodes[0].tp.cfg.path_step_ns = 0;
 	nodes[0].tp.cfg.path_recycle = recycle;
-	peer = srd_tp_peer_get(&nodes[0].tp, &a1);
 	for (uint32_t id = 0; id < count; id++)
 		srd_tp_send(&nodes[0].tp, peer, &pkts[id].tp);
-	while (nodes[0].acked + nodes[0].failed < count &&
-	       srd_memnet_now(net) < 10 * SRD_NS_PER_S)
-		slow_fab_step();
+	slow_fab_until_done(count, 10 * SRD_NS_PER_S);
 	assert_exactly_once(pkts, count);
 	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, 0);
 	for (int i = 0; i < 4; i++)
@@ -2223,7 +2239,7 @@ Test(tp, paths_that_deliver_fast_are_reused)
 		     "%.1f %% (%.1f %% without)", on, off);
 }
 
-/* --- a timeout's cut, settled by the first ack (spec 5.10) -------------- */
+/* --- a timeout's cut, settled by the first ack (spec 5.14) -------------- */
 
 /* Whether slot i holds a datagram of test packet id, held back. */
 static bool slow_fab_held_of(uint32_t i, uint32_t id)
@@ -2286,19 +2302,10 @@ Test(tp, a_lost_packet_acked_after_the_timeout_is_settled_undoes_nothing)
 {
 	const uint32_t count = 16;
 	struct test_pkt *warm = make_pkts(1, 200), *pkts = make_pkts(count, 200);
-	union srd_wire_addr a1 = node_addr(1);
-	struct srd_tp_peer *peer;
-	uint64_t end;
+	struct srd_tp_peer *peer = slow_fab_pair(0);
 
-	setup_net(0, 0, 0);
-	memset(&slow_fab, 0, sizeof(slow_fab));
-	srd_memnet_set_fabric(net, &slow_fab_ops, NULL);
-	node_open(0, 4, SRD_NS_PER_S);
-	node_open(1, 4, SRD_NS_PER_S);
-	peer = srd_tp_peer_get(&nodes[0].tp, &a1);
 	srd_tp_send(&nodes[0].tp, peer, &warm[0].tp);
-	while (nodes[0].acked < 1 && srd_memnet_now(net) < SRD_NS_PER_S)
-		slow_fab_step();
+	slow_fab_until_done(1, SRD_NS_PER_S);
 	cr_assert_eq(nodes[0].acked, 1);
 	pair_rearm(pkts, 0);
 
@@ -2314,16 +2321,12 @@ Test(tp, a_lost_packet_acked_after_the_timeout_is_settled_undoes_nothing)
 		  "packet 1 is not waiting for its resend");
 
 	slow_fab_release(0, 1);		/* packet 0's resend */
-	end = srd_memnet_now(net) + SRD_NS_PER_MS;
-	while (nodes[0].acked < 1 && srd_memnet_now(net) < end)
-		slow_fab_step();
+	slow_fab_until_done(1, SRD_NS_PER_MS);
 	cr_assert_eq(nodes[0].acked, 1, "the resend of packet 0 was not acked");
 	cr_assert(pkts[1].tp.flags & SRD_TP_PKT_F_LOST,
 		  "packet 1 was resent: the test proves nothing");
 	slow_fab_release(1, 0);		/* packet 1's late original */
-	end = srd_memnet_now(net) + SRD_NS_PER_MS;
-	while (nodes[0].acked < 2 && srd_memnet_now(net) < end)
-		slow_fab_step();
+	slow_fab_until_done(2, SRD_NS_PER_MS);
 	cr_assert_eq(nodes[0].acked, 2, "packet 1's original was not acked");
 	cr_assert_eq(nodes[0].tp.cnt.rto_spurious, 0, "the cut was undone");
 	cr_assert_lt(peer->tx->cwnd, (double)count, "cwnd %.1f: the cut was "
@@ -2333,10 +2336,7 @@ Test(tp, a_lost_packet_acked_after_the_timeout_is_settled_undoes_nothing)
 	for (uint32_t i = 0; i < slow_fab.n; i++)
 		if (slow_fab.at[i] == UINT64_MAX)
 			slow_fab.at[i] = srd_memnet_now(net);
-	end = srd_memnet_now(net) + SRD_NS_PER_S;
-	while (nodes[0].acked + nodes[0].failed < count &&
-	       srd_memnet_now(net) < end)
-		slow_fab_step();
+	slow_fab_until_done(count, SRD_NS_PER_S);
 	assert_exactly_once(pkts, count);
 	free(warm);
 	free(pkts);
