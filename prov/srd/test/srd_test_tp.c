@@ -1466,6 +1466,95 @@ static struct srd_tp_peer *warm_peer(uint16_t npaths, struct test_pkt **warm)
 	return peer;
 }
 
+/* Runs nodes 0 and 1 until virtual time t, every event on its way. */
+static void run_to(uint64_t t)
+{
+	while (next_due(2, false) <= t && srd_memnet_now(net) < t)
+		step(2);
+	if (srd_memnet_now(net) < t)
+		srd_memnet_advance(net, t - srd_memnet_now(net));
+	for (int i = 0; i < 2; i++)
+		srd_tp_progress(&nodes[i].tp);
+}
+
+/* Runs nodes 0 and 1 until node's delivered count reaches n. */
+static void run_until_delivered(int node, uint32_t n)
+{
+	uint64_t t0 = srd_memnet_now(net);
+
+	while (nodes[node].delivered < n &&
+	       srd_memnet_now(net) - t0 < SRD_NS_PER_S)
+		step(2);
+	cr_assert_eq(nodes[node].delivered, n, "node %d", node);
+}
+
+/* Requests and responses, each answered within the ack delay: every
+ * answer carries the ack of what it answers, so neither side sends an
+ * ack of its own.  The responder's delayed-ack deadline, set by the
+ * first request, comes due while it holds a later one; that one's
+ * delay starts at its arrival, not at the first's (srd_tp.c,
+ * tp_ack_defer). */
+Test(tp, answers_within_the_ack_delay_carry_every_ack)
+{
+	enum { ROUNDS = 40 };
+	const uint64_t think_rsp = 6 * SRD_NS_PER_US;
+	const uint64_t think_req = 1 * SRD_NS_PER_US;
+	struct test_pkt *warm, *req = make_pkts(ROUNDS, 64);
+	struct test_pkt *rsp = make_pkts(ROUNDS, 64), *rwarm = make_pkts(1, 64);
+	union srd_wire_addr a0 = node_addr(0);
+	struct srd_tp_peer *p01, *p10;
+	uint64_t acks0, acks1;
+
+	p01 = warm_peer(4, &warm);
+	/* the response direction's session, then both sides quiet */
+	p10 = srd_tp_peer_get(&nodes[1].tp, &a0);
+	cr_assert_not_null(p10);
+	srd_tp_send(&nodes[1].tp, p10, &rwarm[0].tp);
+	run_until_delivered(0, 1);
+	run_to(srd_memnet_now(net) + 100 * SRD_NS_PER_US);
+	cr_assert_eq(nodes[1].acked, 1);
+	nodes[0].delivered = 0;
+	nodes[0].seen[0] = 0;
+	nodes[1].acked = 0;
+	acks0 = nodes[0].tp.cnt.tx_acks;
+	acks1 = nodes[1].tp.cnt.tx_acks;
+
+	for (uint32_t i = 0; i < ROUNDS; i++) {
+		srd_tp_send(&nodes[0].tp, p01, &req[i].tp);
+		run_until_delivered(1, i + 1);
+		run_to(srd_memnet_now(net) + think_rsp);
+		srd_tp_send(&nodes[1].tp, p10, &rsp[i].tp);
+		run_until_delivered(0, i + 1);
+		run_to(srd_memnet_now(net) + think_req);
+	}
+	/* every request acked by its response, every response but the
+	 * last by the next request */
+	cr_assert_eq(nodes[0].acked, ROUNDS);
+	cr_assert_eq(nodes[1].acked, ROUNDS - 1);
+	cr_assert_eq(nodes[1].tp.cnt.tx_acks - acks1, 0,
+		     "the responder sent %lu acks of its own",
+		     (unsigned long)(nodes[1].tp.cnt.tx_acks - acks1));
+	cr_assert_eq(nodes[0].tp.cnt.tx_acks - acks0, 0,
+		     "the requester sent %lu acks of its own",
+		     (unsigned long)(nodes[0].tp.cnt.tx_acks - acks0));
+	/* the last response, which nothing answers, is acked by the timer */
+	run_to(srd_memnet_now(net) + 2 * SRD_TP_ACK_DELAY_NS_DEFAULT);
+	cr_assert_eq(nodes[1].acked, ROUNDS);
+	cr_assert_gt(nodes[0].tp.cnt.tx_acks, acks0);
+	for (uint32_t i = 0; i < ROUNDS; i++) {
+		cr_assert_eq(nodes[1].seen[i], 1, "request %u", i);
+		cr_assert_eq(nodes[0].seen[i], 1, "response %u", i);
+		cr_assert_eq(req[i].done_err, 0);
+		cr_assert_eq(rsp[i].done_err, 0);
+	}
+	cr_assert_eq(nodes[0].tp.cnt.retx_sent + nodes[1].tp.cnt.retx_sent, 0);
+	free(warm);
+	free(req);
+	free(rsp);
+	free(rwarm);
+	teardown_all();
+}
+
 /* A timeout that was not spurious (what it declared lost was lost, and
  * its resend was acked) leaves no cut on record: a lost packet acked
  * before its resend much later (a silent path's, a refused one's) is no

@@ -464,6 +464,25 @@ static int tp_poll_wire(struct srd_tp *tp)
 	return total;
 }
 
+/* The delayed-ack deadline is set by the first packet owed an ack and
+ * stays armed when a piggyback pays it (srd_tp_ack_note_piggyback keeps
+ * the timer heap out of every send).  So when it fires, the one packet
+ * owed may have come after that piggyback, a moment ago: a request
+ * answered by a response, then the next request.  That packet gets its
+ * own full delay (its answer will likely carry the ack) instead of a
+ * separate ack now; older packets owed are acked now. */
+static bool tp_ack_defer(struct srd_tp *tp, struct srd_tp_peer *peer,
+			 uint64_t now)
+{
+	uint64_t due = peer->rx_newest_ns + tp->cfg.ack_delay_ns;
+
+	if (peer->rx_unacked != 1 || peer->ack_now || peer->rx_newest_ns <= 1 ||
+	    due <= now)
+		return false;
+	peer->ack_deadline = due;
+	return true;
+}
+
 static void tp_fire_timer(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  uint64_t now)
 {
@@ -478,7 +497,9 @@ static void tp_fire_timer(struct srd_tp *tp, struct srd_tp_peer *peer,
 		 * waits out its timer.  It goes on two paths, as for a
 		 * duplicate (srd_tp_sack.c), so that a black-holed one does
 		 * not lose it. */
-		if (peer->rx_unacked || peer->ack_now) {
+		if (tp_ack_defer(tp, peer, now)) {
+			/* rearmed below */
+		} else if (peer->rx_unacked || peer->ack_now) {
 			peer->ack_twice = true;
 			srd_tp_ack_send(tp, peer);
 		} else {
