@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "srd_test_common.h"
@@ -131,6 +132,79 @@ static int wait_comp(struct host *h, struct fi_cq_tagged_entry *e,
 		cr_assert_eq(ret, -FI_EAGAIN);
 	}
 	return -FI_ETIMEDOUT;
+}
+
+/* The provider's sched_yield calls, counted: this binary exports its
+ * own (-Wl,--export-dynamic-symbol=sched_yield), which the provider,
+ * loaded later, binds to; it still yields. */
+static volatile int yields;
+
+__attribute__((visibility("default"))) int sched_yield(void)
+{
+	yields++;
+	return (int)syscall(SYS_sched_yield);
+}
+
+/* Reads h's CQ for s seconds, asserting that it stays empty. */
+static void read_empty_for(struct host *h, double s)
+{
+	struct fi_cq_tagged_entry e;
+	double end = now_s() + s;
+
+	while (now_s() < end)
+		cr_assert_eq(fi_cq_read(h->cq, &e, 1), -FI_EAGAIN);
+}
+
+/* FI_SRD_POLL_YIELD_US: a thread whose CQ reads have found nothing to
+ * do for that long yields at each further empty read, and not before;
+ * a completion read starts the count again; 0 never yields. */
+Test(ep, idle_cq_reads_yield_after_poll_yield_us, .timeout = 30)
+{
+	struct host a, b;
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	char out[64], in[64];
+	int n;
+
+	setenv("FI_SRD_POLL_YIELD_US", "200000", 1);	/* 0.2 s */
+	host_open(&a);
+	host_open(&b);
+	connect_pair(&a, &b);
+	yields = 0;
+	read_empty_for(&a, 0.05);
+	cr_assert_eq(yields, 0, "%d yields within the first 50 ms", yields);
+	read_empty_for(&a, 0.25);
+	n = yields;
+	cr_assert_gt(n, 0, "no yield after 300 ms of empty reads");
+	/* a completion: the next reads are new to waiting */
+	memset(out, 0x3c, sizeof(out));
+	cr_assert_eq(fi_trecv(a.ep, in, sizeof(in), NULL, FI_ADDR_UNSPEC, 5, 0,
+			      in), 0);
+	cr_assert_eq(fi_tsend(b.ep, out, sizeof(out), NULL, b.peer, 5, out),
+		     0);
+	cr_assert_eq(wait_comp(&a, &e, &err, 5), 0);
+	cr_assert_eq(e.op_context, in);
+	cr_assert_eq(memcmp(in, out, sizeof(in)), 0);
+	cr_assert_eq(wait_comp(&b, &e, &err, 5), 0);
+	cr_assert_eq(e.op_context, out);
+	n = yields;
+	read_empty_for(&a, 0.05);
+	cr_assert_eq(yields, n, "%d yields within 50 ms of a completion",
+		     yields - n);
+	host_close(&a);
+	host_close(&b);
+}
+
+Test(ep, poll_yield_us_0_never_yields, .timeout = 30)
+{
+	struct host a;
+
+	setenv("FI_SRD_POLL_YIELD_US", "0", 1);
+	host_open(&a);
+	yields = 0;
+	read_empty_for(&a, 0.1);
+	cr_assert_eq(yields, 0, "%d yields", yields);
+	host_close(&a);
 }
 
 Test(ep, getname_is_fixed_length_sockaddr)

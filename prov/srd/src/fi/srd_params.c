@@ -45,6 +45,7 @@ struct srd_params srd_params = {
 	.stats_interval_ms = 100,
 	.progress_thread = 1,
 	.progress_idle_us = 1000,
+	.poll_yield_us = 10,
 	.sockbuf = 8 * 1024 * 1024,
 	.max_peers = 131072,
 	.peer_idle_ms = SRD_TP_PEER_IDLE_NS_DEFAULT / SRD_NS_PER_MS,
@@ -221,6 +222,12 @@ static const struct srd_param_def srd_param_table[] = {
 	P_INT("progress_idle_us", progress_idle_us, 1, INT_MAX,
 	      "Microseconds without application calls before the progress "
 	      "thread takes over"),
+	P_INT("poll_yield_us", poll_yield_us, 0, INT_MAX,
+	      "Microseconds a thread's CQ reads may find nothing to do (no "
+	      "completion, no packet, no timer) before each further empty "
+	      "read also yields the CPU (sched_yield), so that a peer process "
+	      "on the same core (more ranks than cores) runs and acknowledges; "
+	      "0: never yield"),
 	P_SIZE("sockbuf", sockbuf, 0, SRD_NO_MAX,
 	       "Socket buffer bytes requested per UDP socket"),
 	P_INT("port_low_range", port_low, 0, 65535,

@@ -255,9 +255,10 @@ int srd_waiter_control(struct srd_waiter *w, enum fi_wait_obj obj,
  * progress thread holds is waited for: that thread runs niced, and a
  * poller that spun past it instead would keep it off the CPU, lock
  * held, on a busy core (priority inversion: no progress at all). */
-void srd_ep_set_progress(struct srd_ep_set *set)
+int srd_ep_set_progress(struct srd_ep_set *set)
 {
 	struct srd_domain *dom = NULL;
+	int work = 0;
 
 	srd_rwlock_read(&set->lock);
 	for (int i = 0; i < set->count; i++) {
@@ -270,7 +271,7 @@ void srd_ep_set_progress(struct srd_ep_set *set)
 			srd_ep_lock(ep);
 		}
 		srd_progress_note_app(ep->dom, ep);
-		srd_ep_progress(ep);
+		work += srd_ep_progress(ep);
 		srd_ep_unlock(ep);
 	}
 	if (set->count)
@@ -280,7 +281,9 @@ void srd_ep_set_progress(struct srd_ep_set *set)
 	 * outlives the CQ or counter the caller reads */
 	if (dom)
 		srd_progress_stale(dom);
+	return work;
 }
+
 
 int srd_ep_set_add(struct srd_ep_set *set, struct srd_wait *wait,
 		   struct srd_ep *ep)
