@@ -1505,6 +1505,10 @@ Test(tp, answers_within_the_ack_delay_carry_every_ack)
 	struct srd_tp_peer *p01, *p10;
 	uint64_t acks0, acks1;
 
+	/* a round (two network delays and both think times) is shorter
+	 * than the ack delay, or no piggyback could pay any ack */
+	cr_assert_lt(2 * 5 * SRD_NS_PER_US + think_rsp + think_req,
+		     SRD_TP_ACK_DELAY_NS_DEFAULT);
 	p01 = warm_peer(4, &warm);
 	/* the response direction's session, then both sides quiet */
 	p10 = srd_tp_peer_get(&nodes[1].tp, &a0);
@@ -1537,9 +1541,16 @@ Test(tp, answers_within_the_ack_delay_carry_every_ack)
 	cr_assert_eq(nodes[0].tp.cnt.tx_acks - acks0, 0,
 		     "the requester sent %lu acks of its own",
 		     (unsigned long)(nodes[0].tp.cnt.tx_acks - acks0));
-	/* the last response, which nothing answers, is acked by the timer */
+	/* the last response, which nothing answers, is acked by the timer,
+	 * one ack delay after it arrived (and a network delay later the
+	 * ack is in): deferred once at most */
 	run_to(srd_memnet_now(net) + 2 * SRD_TP_ACK_DELAY_NS_DEFAULT);
 	cr_assert_eq(nodes[1].acked, ROUNDS);
+	cr_assert_leq(nodes[1].last_ack_ns, nodes[0].last_rx_ns +
+		      SRD_TP_ACK_DELAY_NS_DEFAULT + 5 * SRD_NS_PER_US,
+		      "the last response acked %lu ns after it arrived",
+		      (unsigned long)(nodes[1].last_ack_ns -
+				      nodes[0].last_rx_ns));
 	cr_assert_gt(nodes[0].tp.cnt.tx_acks, acks0);
 	for (uint32_t i = 0; i < ROUNDS; i++) {
 		cr_assert_eq(nodes[1].seen[i], 1, "request %u", i);

@@ -169,10 +169,11 @@ static inline void srd_lock_release(struct srd_lock *l)
 		pthread_mutex_unlock(&l->m);
 }
 /* For a lock whose holder may keep it for a whole progress step (an
- * endpoint's), or that threads polling one CQ take in turn (a CQ's):
- * spins up to SRD_LOCK_SPIN_NS before it sleeps, since a sleeper's
- * wake-up (tens of microseconds on a VM) costs more than most steps
- * take; while it waits, srd_lock_try_unwanted refuses the
+ * endpoint's), or that threads polling one CQ take in turn (a CQ's
+ * reads and writes): spins up to SRD_LOCK_SPIN_NS before it sleeps,
+ * since a sleeper's wake-up (tens of microseconds on a VM) costs more
+ * than most steps take; while it waits on an endpoint's lock,
+ * srd_lock_try_unwanted refuses the
  * opportunistic takers (pollers that would only progress), so a post
  * waits for one step at most, not for a poller that keeps re-taking
  * the lock. */
@@ -311,6 +312,10 @@ void srd_ep_set_del(struct srd_ep_set *set, struct srd_wait *wait,
 /* Returns the work done (srd_ep_progress's sum): 0 when nothing was
  * there to do, or every endpoint was another thread's. */
 int srd_ep_set_progress(struct srd_ep_set *set);
+/* After a read of a CQ, counter or poll set: work is what its progress
+ * did, or 1 when it handed something out; yields the CPU once this
+ * thread has found nothing to do for FI_SRD_POLL_YIELD_US. */
+void srd_read_idle(int work);
 /* The waiting side that a CQ and a counter share: the wait set (their
  * endpoints' sockets and a signal fd), the endpoints bound to them
  * (reading progresses them), the threads asleep in a blocking read, and

@@ -41,12 +41,14 @@ void srd_cntr_inc_err(struct srd_cntr *cntr)
 static uint64_t cntr_progress_read(struct srd_cntr *cntr,
 				   const uint64_t *field)
 {
+	int work = srd_ep_set_progress(&cntr->w.eps);
 	uint64_t v;
 
-	srd_ep_set_progress(&cntr->w.eps);
 	srd_lock_acquire(&cntr->lock);
 	v = *field;
 	srd_lock_release(&cntr->lock);
+	/* a value is always handed out: only progress says it found work */
+	srd_read_idle(work);
 	return v;
 }
 

@@ -8,7 +8,6 @@
 #include "config.h"
 #include "srd.h"
 
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -170,38 +169,6 @@ static ssize_t cq_pop(struct srd_cq *cq, void *buf, size_t count,
 	return n ? (ssize_t)n : -FI_EAGAIN;
 }
 
-/* When this thread's reads of CQs began to find nothing to do: no
- * completion, and progress neither received nor timed anything (0:
- * the last read did). */
-static __thread uint64_t cq_idle_since_ns;
-
-/* A polling thread that has found nothing to do for poll_yield_us
- * yields the CPU at each further empty read.  The transport's acks come
- * from the peer's process, not from a kernel: where ranks outnumber
- * cores, a rank that spins without yielding keeps the peer it waits for
- * off its core until the scheduler's tick (Open MPI's blocking send
- * waits for its send's completion so, without yielding: osu_multi_lat,
- * 4 ranks on 2 cores, 8 KiB took 0.2 to 0.8 ms per message, 18 to 37 us
- * with this).  On a core of its own the yield returns at once, and it costs
- * a system call per read only once the wait has lasted that long. */
-static void cq_read_idle(int work)
-{
-	uint64_t now;
-
-	if (!srd_params.poll_yield_us)
-		return;
-	if (work) {
-		cq_idle_since_ns = 0;
-		return;
-	}
-	now = srd_clock_now_ns();
-	if (!cq_idle_since_ns)
-		cq_idle_since_ns = now;
-	else if (now - cq_idle_since_ns >=
-		 (uint64_t)srd_params.poll_yield_us * SRD_NS_PER_US)
-		sched_yield();
-}
-
 static ssize_t cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 			   fi_addr_t *src)
 {
@@ -218,14 +185,14 @@ static ssize_t cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 		/* Still nothing: no lock taken, so a thread that polls an
 		 * empty CQ does not contend with the one writing to it. */
 		if (cq_peek_empty(cq)) {
-			cq_read_idle(work);
+			srd_read_idle(work);
 			return -FI_EAGAIN;
 		}
 	}
 	srd_lock_acquire_spin(&cq->lock);
 	ret = cq_pop(cq, buf, count, src);
 	srd_lock_release(&cq->lock);
-	cq_read_idle(1);
+	srd_read_idle(1);
 	return ret;
 }
 

@@ -46,10 +46,13 @@ static int poll_find(const struct srd_poll *ps, const struct fid *fid)
 /* Progresses the endpoints bound to each member (a tx and an rx CQ of
  * one endpoint progress it twice: the second step finds little to do);
  * caller holds the set's lock. */
-static void poll_progress(const struct srd_poll *ps)
+static int poll_progress(const struct srd_poll *ps)
 {
+	int work = 0;
+
 	for (int i = 0; i < ps->count; i++)
-		srd_ep_set_progress(member_eps(&ps->members[i]));
+		work += srd_ep_set_progress(member_eps(&ps->members[i]));
+	return work;
 }
 
 /* A CQ has an event while it holds an entry or an error entry; a counter
@@ -76,12 +79,12 @@ static bool member_has_event(const struct srd_poll_member *m)
 static int poll_run(struct fid_poll *poll_fid, void **context, int count)
 {
 	struct srd_poll *ps = poll_of(poll_fid);
-	int n = 0;
+	int n = 0, work;
 
 	if (count < 0 || (count && !context))
 		return -FI_EINVAL;
 	srd_lock_acquire(&ps->lock);
-	poll_progress(ps);
+	work = poll_progress(ps);
 	for (int k = 0; k < ps->count && n < count; k++) {
 		int i = (ps->next + k) % ps->count;
 		struct srd_poll_member *m = &ps->members[i];
@@ -93,6 +96,7 @@ static int poll_run(struct fid_poll *poll_fid, void **context, int count)
 			ps->next = (i + 1) % ps->count;
 	}
 	srd_lock_release(&ps->lock);
+	srd_read_idle(work + n);
 	return n;
 }
 

@@ -476,8 +476,10 @@ static bool tp_ack_defer(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	uint64_t due = peer->rx_newest_ns + tp->cfg.ack_delay_ns;
 
-	if (peer->rx_unacked != 1 || peer->ack_now || peer->rx_newest_ns <= 1 ||
-	    due <= now)
+	/* (while grants are given a piggyback never pays the ack, as in
+	 * srd_tp_ack_note_piggyback: the grant rides only in an ACK) */
+	if (peer->rx_unacked != 1 || peer->ack_now || tp->rx_grant_now ||
+	    peer->rx_newest_ns <= 1 || due <= now)
 		return false;
 	peer->ack_deadline = due;
 	return true;
