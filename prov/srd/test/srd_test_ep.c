@@ -139,10 +139,12 @@ static int wait_comp(struct host *h, struct fi_cq_tagged_entry *e,
  * later, binds to; it still yields. */
 static int yields;
 static double first_yield_s;
+static pid_t yield_tid;		/* the test's thread: only its calls count */
 
 __attribute__((visibility("default"))) int sched_yield(void)
 {
-	if (__atomic_fetch_add(&yields, 1, __ATOMIC_RELAXED) == 0)
+	if ((pid_t)syscall(SYS_gettid) == yield_tid &&
+	    __atomic_fetch_add(&yields, 1, __ATOMIC_RELAXED) == 0)
 		first_yield_s = now_s();
 	return (int)syscall(SYS_sched_yield);
 }
@@ -163,10 +165,27 @@ static void read_empty_until_yield(struct host *h, double limit)
 		cr_assert_eq(fi_cq_read(h->cq, &e, 1), -FI_EAGAIN);
 }
 
+/* Reads h's empty CQ from now until the provider yields, and asserts
+ * that it did, and no sooner than wait_s from now. */
+static void assert_yield_after(struct host *h, double wait_s,
+			       const char *what)
+{
+	double t0;
+
+	yields = 0;
+	t0 = now_s();
+	read_empty_until_yield(h, 10);
+	cr_assert_gt(yields_now(), 0, "no yield %s, in 10 s of empty reads",
+		     what);
+	cr_assert_geq(first_yield_s - t0, wait_s, "yielded %.3f s %s",
+		      first_yield_s - t0, what);
+}
+
 /* FI_SRD_POLL_YIELD_US: a thread whose CQ reads have found nothing to
  * do for that long yields at each further empty read, and not before;
- * a completion read starts the count again.  Only lower bounds on time
- * are asserted: a stalled test thread yields later, never sooner. */
+ * a completion read starts the count again, and so does a read after a
+ * longer pause.  Only lower bounds on time are asserted: a stalled
+ * test thread yields later, never sooner. */
 Test(ep, idle_cq_reads_yield_after_poll_yield_us, .timeout = 60)
 {
 	const double wait_s = 0.2;	/* FI_SRD_POLL_YIELD_US */
@@ -174,18 +193,16 @@ Test(ep, idle_cq_reads_yield_after_poll_yield_us, .timeout = 60)
 	struct fi_cq_tagged_entry e;
 	struct fi_cq_err_entry err;
 	char out[64], in[64];
-	double t0;
 
 	setenv("FI_SRD_POLL_YIELD_US", "200000", 1);
+	yield_tid = (pid_t)syscall(SYS_gettid);
 	host_open(&a);
 	host_open(&b);
 	connect_pair(&a, &b);
-	yields = 0;
-	t0 = now_s();
-	read_empty_until_yield(&a, 10);
-	cr_assert_gt(yields_now(), 0, "no yield in 10 s of empty reads");
-	cr_assert_geq(first_yield_s - t0, wait_s, "yielded after %.3f s",
-		      first_yield_s - t0);
+	assert_yield_after(&a, wait_s, "into the first wait");
+	/* a pause longer than the wait: the next reads wait anew */
+	usleep((useconds_t)(2 * wait_s * 1e6));
+	assert_yield_after(&a, wait_s, "after a pause");
 	/* a completion: the next reads are new to waiting */
 	memset(out, 0x3c, sizeof(out));
 	cr_assert_eq(fi_trecv(a.ep, in, sizeof(in), NULL, FI_ADDR_UNSPEC, 5, 0,
@@ -197,12 +214,7 @@ Test(ep, idle_cq_reads_yield_after_poll_yield_us, .timeout = 60)
 	cr_assert_eq(wait_comp(&a, &e, &err, 5), 0);
 	cr_assert_eq(e.op_context, in);
 	cr_assert_eq(memcmp(in, out, sizeof(in)), 0);
-	yields = 0;
-	t0 = now_s();
-	read_empty_until_yield(&a, 10);
-	cr_assert_gt(yields_now(), 0, "no yield after the completion");
-	cr_assert_geq(first_yield_s - t0, wait_s,
-		      "yielded %.3f s after a completion", first_yield_s - t0);
+	assert_yield_after(&a, wait_s, "after a completion");
 	host_close(&a);
 	host_close(&b);
 }
@@ -212,6 +224,7 @@ Test(ep, poll_yield_us_0_never_yields, .timeout = 30)
 	struct host a;
 
 	setenv("FI_SRD_POLL_YIELD_US", "0", 1);
+	yield_tid = (pid_t)syscall(SYS_gettid);
 	host_open(&a);
 	yields = 0;
 	read_empty_until_yield(&a, 0.1);

@@ -414,6 +414,8 @@ struct srd_cntr {
 	 * counter while either differs (fi_poll(3)) */
 	uint64_t polled_value;
 	uint64_t polled_err;
+	uint64_t read_sum;		/* value + err at the last read
+					 * (srd_read_idle: did it move?) */
 	enum fi_wait_obj wait_obj;
 	struct srd_waiter w;
 	struct srd_lock lock;		/* value, err, sleepers */

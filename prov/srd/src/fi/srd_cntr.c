@@ -46,8 +46,14 @@ static uint64_t cntr_progress_read(struct srd_cntr *cntr,
 
 	srd_lock_acquire(&cntr->lock);
 	v = *field;
+	/* a value is always handed out: what counts as found is progress's
+	 * work, or a value (of either field) that moved since the last read
+	 * (another thread drives the endpoints) */
+	if (cntr->value + cntr->err != cntr->read_sum) {
+		cntr->read_sum = cntr->value + cntr->err;
+		work++;
+	}
 	srd_lock_release(&cntr->lock);
-	/* a value is always handed out: only progress says it found work */
 	srd_read_idle(work);
 	return v;
 }

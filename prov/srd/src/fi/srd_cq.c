@@ -192,7 +192,7 @@ static ssize_t cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 	srd_lock_acquire_spin(&cq->lock);
 	ret = cq_pop(cq, buf, count, src);
 	srd_lock_release(&cq->lock);
-	srd_read_idle(1);
+	srd_read_idle(ret > 0 || ret == -FI_EAVAIL);
 	return ret;
 }
 

@@ -223,11 +223,11 @@ static const struct srd_param_def srd_param_table[] = {
 	      "Microseconds without application calls before the progress "
 	      "thread takes over"),
 	P_INT("poll_yield_us", poll_yield_us, 0, INT_MAX,
-	      "Microseconds a thread's CQ reads may find nothing to do (no "
-	      "completion, no packet, no timer) before each further empty "
-	      "read also yields the CPU (sched_yield), so that a peer process "
-	      "on the same core (more ranks than cores) runs and acknowledges; "
-	      "0: never yield"),
+	      "Microseconds a thread's reads of CQs, counters and poll sets "
+	      "may find nothing to do (no completion, no packet, no timer) "
+	      "before each further empty read also yields the CPU "
+	      "(sched_yield), so that a peer process on the same core (more "
+	      "ranks than cores) runs and acknowledges; 0: never yield"),
 	P_SIZE("sockbuf", sockbuf, 0, SRD_NO_MAX,
 	       "Socket buffer bytes requested per UDP socket"),
 	P_INT("port_low_range", port_low, 0, 65535,

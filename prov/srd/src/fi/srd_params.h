@@ -41,7 +41,7 @@ struct srd_params {
 	int stats_interval_ms;
 	int progress_thread;		/* bool */
 	int progress_idle_us;		/* app silence before the thread acts */
-	int poll_yield_us;		/* idle CQ reads before they yield */
+	int poll_yield_us;		/* idle reads before they yield */
 	size_t sockbuf;			/* socket buffer bytes requested */
 	int port_low, port_high;	/* UDP ports every socket binds in;
 					 * 0, 0 (or refused): no range */

@@ -289,7 +289,11 @@ int srd_ep_set_progress(struct srd_ep_set *set)
 /* This thread's wait: since when its reads of CQs, counters and poll
  * sets have found nothing to do (0: the last one found something), and
  * when it last read one (a read after a longer gap, e.g. after
- * computing or sleeping in fi_cq_sread, starts a new wait). */
+ * computing or sleeping in fi_cq_sread, starts a new wait).  The gap is
+ * at least SRD_READ_GAP_NS: it is measured to the end of a read, whose
+ * own progress (a receive call per endpoint) may take longer than a
+ * small FI_SRD_POLL_YIELD_US, and must not pass for one. */
+#define SRD_READ_GAP_NS		(1 * SRD_NS_PER_MS)
 static __thread uint64_t read_idle_since_ns, read_last_ns;
 
 /* A thread that has polled for poll_yield_us and found nothing to do
@@ -299,13 +303,13 @@ static __thread uint64_t read_idle_since_ns, read_last_ns;
  * off its core until the scheduler's tick (Open MPI's blocking send
  * waits for its send's completion so, without yielding: osu_multi_lat,
  * 4 ranks on 2 cores, 8 and 16 KiB took 0.2 to 0.8 ms per message, 18 to
- * 37 us with this).  On a core of its own the yield returns at once,
+ * 31 us with this).  On a core of its own the yield returns at once,
  * and it costs a system call per read only once the wait has lasted
  * that long.  Caller holds no lock. */
 void srd_read_idle(int work)
 {
-	uint64_t now, yield_ns = (uint64_t)srd_params.poll_yield_us *
-				 SRD_NS_PER_US;
+	uint64_t now, gap_ns, yield_ns = (uint64_t)srd_params.poll_yield_us *
+					 SRD_NS_PER_US;
 
 	if (!yield_ns)
 		return;
@@ -314,7 +318,8 @@ void srd_read_idle(int work)
 		return;
 	}
 	now = srd_clock_now_ns();
-	if (!read_idle_since_ns || now - read_last_ns > yield_ns) {
+	gap_ns = yield_ns > SRD_READ_GAP_NS ? yield_ns : SRD_READ_GAP_NS;
+	if (!read_idle_since_ns || now - read_last_ns > gap_ns) {
 		read_idle_since_ns = now;
 	} else if (now - read_idle_since_ns >= yield_ns) {
 		sched_yield();
