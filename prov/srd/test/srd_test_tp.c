@@ -1466,17 +1466,6 @@ static struct srd_tp_peer *warm_peer(uint16_t npaths, struct test_pkt **warm)
 	return peer;
 }
 
-/* Runs nodes 0 and 1 until virtual time t, every event on its way. */
-static void run_to(uint64_t t)
-{
-	while (next_due(2, false) <= t && srd_memnet_now(net) < t)
-		step(2);
-	if (srd_memnet_now(net) < t)
-		srd_memnet_advance(net, t - srd_memnet_now(net));
-	for (int i = 0; i < 2; i++)
-		srd_tp_progress(&nodes[i].tp);
-}
-
 /* Runs nodes 0 and 1 until node's delivered count reaches n. */
 static void run_until_delivered(int node, uint32_t n)
 {
@@ -1515,7 +1504,7 @@ Test(tp, answers_within_the_ack_delay_carry_every_ack)
 	cr_assert_not_null(p10);
 	srd_tp_send(&nodes[1].tp, p10, &rwarm[0].tp);
 	run_until_delivered(0, 1);
-	run_to(srd_memnet_now(net) + 100 * SRD_NS_PER_US);
+	idle_for(100 * SRD_NS_PER_US);
 	cr_assert_eq(nodes[1].acked, 1);
 	nodes[0].delivered = 0;
 	nodes[0].seen[0] = 0;
@@ -1526,10 +1515,10 @@ Test(tp, answers_within_the_ack_delay_carry_every_ack)
 	for (uint32_t i = 0; i < ROUNDS; i++) {
 		srd_tp_send(&nodes[0].tp, p01, &req[i].tp);
 		run_until_delivered(1, i + 1);
-		run_to(srd_memnet_now(net) + think_rsp);
+		idle_for(think_rsp);
 		srd_tp_send(&nodes[1].tp, p10, &rsp[i].tp);
 		run_until_delivered(0, i + 1);
-		run_to(srd_memnet_now(net) + think_req);
+		idle_for(think_req);
 	}
 	/* every request acked by its response, every response but the
 	 * last by the next request */
@@ -1544,7 +1533,7 @@ Test(tp, answers_within_the_ack_delay_carry_every_ack)
 	/* the last response, which nothing answers, is acked by the timer,
 	 * one ack delay after it arrived (and a network delay later the
 	 * ack is in): deferred once at most */
-	run_to(srd_memnet_now(net) + 2 * SRD_TP_ACK_DELAY_NS_DEFAULT);
+	idle_for(2 * SRD_TP_ACK_DELAY_NS_DEFAULT);
 	cr_assert_eq(nodes[1].acked, ROUNDS);
 	cr_assert_leq(nodes[1].last_ack_ns, nodes[0].last_rx_ns +
 		      SRD_TP_ACK_DELAY_NS_DEFAULT + 5 * SRD_NS_PER_US,
