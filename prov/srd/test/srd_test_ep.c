@@ -12,6 +12,7 @@
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_tagged.h>
 #include <rdma/fi_ext_srd.h>
@@ -19,6 +20,7 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 #include <time.h>
 #include <sys/resource.h>
@@ -134,18 +136,22 @@ static int wait_comp(struct host *h, struct fi_cq_tagged_entry *e,
 	return -FI_ETIMEDOUT;
 }
 
-/* The provider's sched_yield calls, counted, and when the first came:
- * this binary exports its own (-rdynamic), which the provider, loaded
- * later, binds to; it still yields. */
+/* The provider's sched_yield calls, counted, and when the first and the
+ * latest came: this binary exports its own (-rdynamic), which the
+ * provider, loaded later, binds to; it still yields. */
 static int yields;
-static double first_yield_s;
+static double first_yield_s, last_yield_s;
 static pid_t yield_tid;		/* the test's thread: only its calls count */
 
 __attribute__((visibility("default"))) int sched_yield(void)
 {
-	if ((pid_t)syscall(SYS_gettid) == yield_tid &&
-	    __atomic_fetch_add(&yields, 1, __ATOMIC_RELAXED) == 0)
-		first_yield_s = now_s();
+	if ((pid_t)syscall(SYS_gettid) == yield_tid) {
+		double t = now_s();
+
+		if (__atomic_fetch_add(&yields, 1, __ATOMIC_RELAXED) == 0)
+			first_yield_s = t;
+		last_yield_s = t;
+	}
 	return (int)syscall(SYS_sched_yield);
 }
 
@@ -215,6 +221,161 @@ Test(ep, idle_cq_reads_yield_after_poll_yield_us, .timeout = 60)
 	cr_assert_eq(e.op_context, in);
 	cr_assert_eq(memcmp(in, out, sizeof(in)), 0);
 	assert_yield_after(&a, wait_s, "after a completion");
+	host_close(&a);
+	host_close(&b);
+}
+
+/* Reads cntr until the provider yields or limit seconds have passed;
+ * returns the last value read. */
+static uint64_t read_cntr_until_yield(struct fid_cntr *cntr, double limit)
+{
+	double end = now_s() + limit;
+	uint64_t v = 0;
+
+	while (!yields_now() && now_s() < end)
+		v = fi_cntr_read(cntr);
+	return v;
+}
+
+struct cntr_adder {
+	struct fid_cntr *cntr;
+	double until_s;
+	int added;
+	int ret;		/* fi_cntr_add's, if it failed */
+};
+
+/* Another thread's progress, as the reader sees it: the counter moves
+ * every millisecond. */
+static void *cntr_adder_run(void *arg)
+{
+	struct cntr_adder *a = arg;
+
+	/* no cr_assert here: it may only fail in the test's thread */
+	while (now_s() < a->until_s && !a->ret) {
+		a->ret = fi_cntr_add(a->cntr, 1);
+		a->added += !a->ret;
+		usleep(1000);
+	}
+	return NULL;
+}
+
+/* Counter reads feed the same rule: reads of a counter that does not
+ * move yield after FI_SRD_POLL_YIELD_US; a counter that moved since the
+ * last read (another thread completes the work) counts as found, so no
+ * yield comes sooner than that long after the last read that saw it
+ * move.  Lower bounds only, as above. */
+Test(ep, counter_reads_yield_only_while_the_counter_stays, .timeout = 60)
+{
+	const double wait_s = 0.3;	/* FI_SRD_POLL_YIELD_US */
+	struct fi_cntr_attr attr = { .events = FI_CNTR_EVENTS_COMP };
+	struct cntr_adder adder = { 0 };
+	struct fid_cntr *cntr;
+	double t0, moved_s;
+	pthread_t thread;
+	uint64_t v, seen = 0;
+	int moves = 0;
+	struct host a;
+
+	setenv("FI_SRD_POLL_YIELD_US", "300000", 1);
+	yield_tid = (pid_t)syscall(SYS_gettid);
+	host_open(&a);
+	cr_assert_eq(fi_cntr_open(a.domain, &attr, &cntr, NULL), 0);
+
+	/* a counter that stays: a yield, and not before the wait */
+	yields = 0;
+	t0 = now_s();
+	cr_assert_eq(read_cntr_until_yield(cntr, 10), 0);
+	cr_assert_gt(yields_now(), 0, "no yield in 10 s of reads");
+	cr_assert_geq(first_yield_s - t0, wait_s, "yielded after %.3f s",
+		      first_yield_s - t0);
+
+	/* a counter that moves for four waits' time */
+	adder.cntr = cntr;
+	adder.until_s = now_s() + 4 * wait_s;
+	cr_assert_eq(pthread_create(&thread, NULL, cntr_adder_run, &adder), 0);
+	yields = 0;
+	moved_s = 0;
+	while (now_s() < adder.until_s) {
+		int before = yields_now();
+
+		v = fi_cntr_read(cntr);
+		/* (before the first move, the wait of the reads above
+		 * goes on: a yield then is right) */
+		if (moves && yields_now() != before)
+			cr_assert_geq(last_yield_s - moved_s, wait_s,
+				      "yielded %.3f s after the counter "
+				      "moved (%d moves seen)",
+				      last_yield_s - moved_s, moves);
+		if (v != seen) {
+			seen = v;
+			moves++;
+			moved_s = now_s();
+		}
+	}
+	cr_assert_eq(pthread_join(thread, NULL), 0);
+	cr_assert_eq(adder.ret, 0, "fi_cntr_add: %d", adder.ret);
+	cr_assert_gt(moves, 10, "the counter moved %d times", moves);
+	cr_assert_eq(fi_cntr_read(cntr), (uint64_t)adder.added);
+
+	cr_assert_eq(fi_close(&cntr->fid), 0);
+	host_close(&a);
+}
+
+/* fi_poll feeds it too: an empty poll set's reads yield after the
+ * wait, a member's event starts it again. */
+Test(ep, idle_poll_set_reads_yield_after_poll_yield_us, .timeout = 60)
+{
+	const double wait_s = 0.2;	/* FI_SRD_POLL_YIELD_US */
+	struct fi_poll_attr pattr = { .flags = 0 };
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	struct fid_poll *ps;
+	char out[64], in[64];
+	void *ctx[2];
+	struct host a, b;
+	double t0, end;
+	int n;
+
+	setenv("FI_SRD_POLL_YIELD_US", "200000", 1);
+	yield_tid = (pid_t)syscall(SYS_gettid);
+	host_open(&a);
+	host_open(&b);
+	connect_pair(&a, &b);
+	cr_assert_eq(fi_poll_open(a.domain, &pattr, &ps), 0);
+	cr_assert_eq(fi_poll_add(ps, &a.cq->fid, 0), 0);
+	for (int round = 0; round < 2; round++) {
+		yields = 0;
+		t0 = now_s();
+		end = t0 + 10;
+		while (!yields_now() && now_s() < end)
+			cr_assert_eq(fi_poll(ps, ctx, 2), 0);
+		cr_assert_gt(yields_now(), 0, "round %d: no yield in 10 s",
+			     round);
+		cr_assert_geq(first_yield_s - t0, wait_s,
+			      "round %d: yielded after %.3f s", round,
+			      first_yield_s - t0);
+		if (round)
+			break;
+		/* an event on the member: the CQ is reported, and the
+		 * reads after it wait anew */
+		memset(out, 0x5a, sizeof(out));
+		cr_assert_eq(fi_trecv(a.ep, in, sizeof(in), NULL,
+				      FI_ADDR_UNSPEC, 9, 0, in), 0);
+		cr_assert_eq(fi_tsend(b.ep, out, sizeof(out), NULL, b.peer, 9,
+				      out), 0);
+		cr_assert_eq(wait_comp(&b, &e, &err, 5), 0);
+		end = now_s() + 5 * time_scale();
+		do
+			n = fi_poll(ps, ctx, 2);
+		while (n == 0 && now_s() < end);
+		cr_assert_eq(n, 1);
+		cr_assert_eq(ctx[0], NULL);	/* the CQ's context */
+		cr_assert_eq(wait_comp(&a, &e, &err, 5), 0);
+		cr_assert_eq(e.op_context, in);
+		cr_assert_eq(memcmp(in, out, sizeof(in)), 0);
+	}
+	cr_assert_eq(fi_poll_del(ps, &a.cq->fid, 0), 0);
+	cr_assert_eq(fi_close(&ps->fid), 0);
 	host_close(&a);
 	host_close(&b);
 }
