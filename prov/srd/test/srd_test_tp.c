@@ -1170,12 +1170,13 @@ Test(tp, lone_packets_on_a_black_hole_are_probed)
 }
 
 /* Records the path of each datagram of one type that one node sends
- * (a memnet tap): which paths its data or its acks took. */
+ * (a memnet tap): which paths its data or its acks took, and when. */
 struct path_log {
 	int node;
 	uint8_t type;
 	uint32_t n;
 	uint16_t path[512];
+	uint64_t at[512];	/* when each went (virtual time) */
 };
 
 static void path_log_tap(void *arg, const union srd_wire_addr *src,
@@ -1190,8 +1191,71 @@ static void path_log_tap(void *arg, const union srd_wire_addr *src,
 	if (len >= sizeof(*base) && base->type == log->type &&
 	    srd_wire_addr_port(src) ==
 		    srd_wire_addr_port(&nodes[log->node].wire->addr) &&
-	    log->n < 512)
+	    log->n < 512) {
+		log->at[log->n] = srd_memnet_now(net);
 		log->path[log->n++] = base->path;
+	}
+}
+
+/* A tail of four packets sent together, on paths half of which
+ * black-hole: the first probe resends every one of them that waited as
+ * long as the oldest, at once, not one per probe timeout (the ack of
+ * one resend says nothing of the others: it may be the first copy's).
+ * So every packet is acked before the retransmit timer's floor, and by
+ * one probe round. */
+Test(tp, a_tail_on_black_holes_is_probed_at_once)
+{
+	const uint32_t warm = 20, tail = 4;
+	struct test_pkt *pkts = make_pkts(warm + tail, 64);
+	union srd_wire_addr a1 = node_addr(1);
+	static struct path_log log = { .node = 0, .type = SRD_PKT_EAGER };
+	struct srd_tp_peer *peer;
+	uint32_t dead = 0, resent = 0;
+	uint64_t t0, first_resend = 0;
+
+	setup_net(0, 0, 0);
+	node_open(0, 16, 5 * SRD_NS_PER_S);
+	node_open(1, 16, 5 * SRD_NS_PER_S);
+	peer = srd_tp_peer_get(&nodes[0].tp, &a1);
+	for (uint32_t i = 0; i < warm; i++) {
+		srd_tp_send(&nodes[0].tp, peer, &pkts[i].tp);
+		while (nodes[0].acked < i + 1)
+			step(2);
+	}
+	srd_memnet_set_path_drop(net, 0x00ff);	/* paths 0-7, both ways */
+	srd_memnet_set_tap(net, path_log_tap, &log);
+	t0 = srd_memnet_now(net);
+	for (uint32_t i = warm; i < warm + tail; i++)
+		srd_tp_send(&nodes[0].tp, peer, &pkts[i].tp);
+	while (nodes[0].acked < warm + tail &&
+	       srd_memnet_now(net) - t0 < SRD_NS_PER_S)
+		step(2);
+	srd_memnet_set_tap(net, NULL, NULL);
+	cr_assert_eq(nodes[0].acked, warm + tail);
+	for (uint32_t i = 0; i < warm + tail; i++)
+		cr_assert_eq(nodes[1].seen[i], 1, "packet %u", i);
+	cr_assert_geq(log.n, tail);
+	for (uint32_t i = 0; i < tail; i++)
+		dead += log.path[i] < 8;
+	/* what the test is about: a tail with more than one lost */
+	cr_assert_geq(dead, 2, "only %u of the tail on dead paths", dead);
+	for (uint32_t i = tail; i < log.n; i++) {
+		if (!first_resend)
+			first_resend = log.at[i];
+		if (log.at[i] == first_resend)
+			resent++;
+	}
+	cr_log_info("tail: %u of %u on dead paths, %u resent at once, "
+		    "%u copies in all, done in %lu us",
+		    dead, tail, resent, log.n,
+		    (srd_memnet_now(net) - t0) / 1000);
+	cr_assert_geq(resent, dead, "the first probe resent %u, %u were lost",
+		      resent, dead);
+	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, 0);
+	cr_assert_lt(srd_memnet_now(net) - t0, SRD_TP_RTO_MIN_NS_DEFAULT,
+		     "the tail took %lu ns", srd_memnet_now(net) - t0);
+	free(pkts);
+	teardown_all();
 }
 
 /* What a tap saw of each packet type, posted as control or as data. */

@@ -472,25 +472,53 @@ uint64_t srd_tp_window_deadline(const struct srd_tp *tp,
 	return deadline;
 }
 
+/*
+ * The probe resends the oldest packet and, of a tail, every other one
+ * that has waited as long (sent before the last ack progress, as the
+ * oldest was).  A tail on black-holed paths is a few packets, each on
+ * a path of its own: the ack of one probe proves nothing of the others
+ * (Karn: it may be the first copy's), so probing them one at a time
+ * recovered one packet per probe timeout, and on the fault bed a tail
+ * of five took 10 ms more than the first.  At most
+ * SRD_TP_PROBE_FLIGHT_MAX copies go, which a receiver that was only
+ * late gets twice.
+ */
 static void tp_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 		     uint64_t now)
 {
-	struct srd_tp_pkt *oldest;
+	struct srd_tp_pkt *pkt;
+	uint64_t since;
+	bool tail;
 
 	if (srd_dlist_empty(&peer->tx->inflight_list))
 		return;
-	oldest = srd_container_of(peer->tx->inflight_list.next,
-				  struct srd_tp_pkt, entry);
-	if (tp_probe_deadline(peer, oldest, tp->cfg.ack_delay_ns) > now)
+	pkt = srd_container_of(peer->tx->inflight_list.next,
+			       struct srd_tp_pkt, entry);
+	if (tp_probe_deadline(peer, pkt, tp->cfg.ack_delay_ns) > now)
 		return;
 	peer->tx->probes_sent++;
 	peer->tx->probe_sent_ns = now;
-	/* Suspect, not condemned: the loss score steers traffic away, but
-	 * only losses with later packets acked take a path down. */
-	srd_tp_path_suspect(peer, oldest->path);
-	tp_retransmit(tp, peer, oldest, now);
-	peer->tx->cnt.retx_probe++;
-	tp->cnt.retx_probe++;
+	since = tp_waiting_since(peer, pkt);
+	tail = peer->tx->inflight - peer->tx->lost_cnt <=
+	       SRD_TP_PROBE_FLIGHT_MAX;
+	for (uint32_t n = 0;;) {
+		struct srd_dlist *next = pkt->entry.next;
+
+		/* Suspect, not condemned: the loss score steers traffic
+		 * away, but only losses with later packets acked take a
+		 * path down. */
+		srd_tp_path_suspect(peer, pkt->path);
+		tp_retransmit(tp, peer, pkt, now);	/* to the list's tail */
+		peer->tx->cnt.retx_probe++;
+		tp->cnt.retx_probe++;
+		if (!tail || ++n == SRD_TP_PROBE_FLIGHT_MAX ||
+		    next == &peer->tx->inflight_list)
+			break;
+		pkt = srd_container_of(next, struct srd_tp_pkt, entry);
+		/* waited less, or the copy just sent (now > since) */
+		if (tp_waiting_since(peer, pkt) > since)
+			break;
+	}
 }
 
 void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
