@@ -478,10 +478,11 @@ uint64_t srd_tp_window_deadline(const struct srd_tp *tp,
  * oldest was).  A tail on black-holed paths is a few packets, each on
  * a path of its own: the ack of one probe proves nothing of the others
  * (Karn: it may be the first copy's), so probing them one at a time
- * recovered one packet per probe timeout, and on the fault bed a tail
- * of five took 10 ms more than the first.  At most
- * SRD_TP_PROBE_FLIGHT_MAX copies go, which a receiver that was only
- * late gets twice.
+ * recovered one packet per probe timeout: on the fault bed, five
+ * packets lost that way came back 2 ms apart.  A tail is at most
+ * SRD_TP_PROBE_FLIGHT_MAX packets (lost ones are off the in-flight
+ * list), so at most that many copies go, which a receiver that was
+ * only late gets twice.
  */
 static void tp_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 		     uint64_t now)
@@ -501,7 +502,7 @@ static void tp_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 	since = tp_waiting_since(peer, pkt);
 	tail = peer->tx->inflight - peer->tx->lost_cnt <=
 	       SRD_TP_PROBE_FLIGHT_MAX;
-	for (uint32_t n = 0;;) {
+	for (;;) {
 		struct srd_dlist *next = pkt->entry.next;
 
 		/* Suspect, not condemned: the loss score steers traffic
@@ -511,11 +512,11 @@ static void tp_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 		tp_retransmit(tp, peer, pkt, now);	/* to the list's tail */
 		peer->tx->cnt.retx_probe++;
 		tp->cnt.retx_probe++;
-		if (!tail || ++n == SRD_TP_PROBE_FLIGHT_MAX ||
-		    next == &peer->tx->inflight_list)
+		if (!tail || next == &peer->tx->inflight_list)
 			break;
 		pkt = srd_container_of(next, struct srd_tp_pkt, entry);
-		/* waited less, or the copy just sent (now > since) */
+		/* waited less, or a copy just sent (now > since): the walk
+		 * ends there, before it meets its own resends again */
 		if (tp_waiting_since(peer, pkt) > since)
 			break;
 	}
