@@ -268,14 +268,14 @@ path) and receive bitmap are still held.  A peer silent for
 FI_SRD_PEER_IDLE_MS (10 s) gives them back (srd_tp_peers_compact; the
 unit test tp/idle_peer_lets_go_of_paths_and_window_ring checks it, in
 virtual time): it then costs the peer structure and its table slot,
-440 bytes in the provider (a 432-byte peer with the message layer's
+448 bytes in the provider (a 440-byte peer with the message layer's
 part, and the 8-byte slot), against 512 while the per-peer counters
 lived in the peer structure, 744 while the send side did, and 2,312
 before paths and bitmap were given back.
 After each run the simulator lets the network and the hosts' timers
 run 2 ms of virtual time more (the last acks, delayed ones) and then
 compacts every host's peers as after that silence: "after an idle
-spell" in the cost lines (344 bytes here, the simulator's peer having
+spell" in the cost lines (352 bytes here, the simulator's peer having
 no message layer's part).
 
 ## What these runs show

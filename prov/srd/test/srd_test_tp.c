@@ -1351,6 +1351,65 @@ Test(tp, delayed_acks_go_on_two_paths)
 	teardown_all();
 }
 
+/* A receiver that sends no data, four of whose paths black-hole: the
+ * last ack of each flight goes on two paths, and where both are dead
+ * the sender has to probe.  The duplicate its probe brings is the
+ * receiver's only word that those acks were lost, and it passes over
+ * their paths from then on: after a few flights, none of its acks goes
+ * on a dead path and no flight needs a resend. */
+Test(tp, acks_pass_over_paths_a_duplicate_proved_dead)
+{
+	const uint32_t rounds = 64, flight = 4, dead_mask = 0xf0;
+	struct test_pkt *warm, *pkts = make_pkts(rounds * flight, 64);
+	union srd_wire_addr a1 = node_addr(1);
+	static struct path_log acks;
+	struct srd_tp_peer *peer;
+	uint32_t dead_acks[2] = { 0, 0 }, dups[2] = { 0, 0 };
+	uint32_t stalled[2] = { 0, 0 };
+
+	warm = warm_pair(16);
+	peer = srd_tp_peer_find(&nodes[0].tp, &a1);
+	cr_assert_not_null(peer);
+	srd_memnet_set_path_drop(net, dead_mask);	/* paths 4-7 */
+	for (uint32_t r = 0; r < rounds; r++) {
+		uint64_t t0 = srd_memnet_now(net);
+		uint64_t dup0 = nodes[1].tp.cnt.rx_dup;
+		bool late = r >= rounds / 2;
+
+		acks = (struct path_log){ .node = 1, .type = SRD_PKT_ACK };
+		srd_memnet_set_tap(net, path_log_tap, &acks);
+		for (uint32_t i = r * flight; i < (r + 1) * flight; i++)
+			srd_tp_send(&nodes[0].tp, peer, &pkts[i].tp);
+		while (nodes[0].acked < (r + 1) * flight &&
+		       srd_memnet_now(net) - t0 < SRD_NS_PER_S)
+			step(2);
+		srd_memnet_set_tap(net, NULL, NULL);
+		cr_assert_eq(nodes[0].acked, (r + 1) * flight, "round %u", r);
+		for (uint32_t i = 0; i < acks.n; i++)
+			dead_acks[late] += !!(dead_mask & (1u << acks.path[i]));
+		/* every ack of the flight lost: the sender had to resend
+		 * what had arrived */
+		if (nodes[1].tp.cnt.rx_dup > dup0) {
+			stalled[late]++;
+			dups[late] += (uint32_t)(nodes[1].tp.cnt.rx_dup - dup0);
+		}
+	}
+	for (uint32_t i = 0; i < rounds * flight; i++)
+		cr_assert_eq(nodes[1].seen[i], 1, "packet %u", i);
+	cr_log_info("acks on dead paths: %u in the first %u flights, %u in "
+		    "the last; flights whose every ack was lost: %u, then %u "
+		    "(%u and %u duplicates)", dead_acks[0], rounds / 2,
+		    dead_acks[1], stalled[0], stalled[1], dups[0], dups[1]);
+	/* what the test is about: whole flights' acks were lost, and the
+	 * receiver learnt where */
+	cr_assert_gt(stalled[0], 0);
+	cr_assert_eq(stalled[1], 0);
+	cr_assert_lt(dead_acks[1], dead_acks[0]);
+	free(warm);
+	free(pkts);
+	teardown_all();
+}
+
 /* A whole window lost at once (an incast overflowing a switch queue):
  * from the second timeout in a row each resends at once even though the
  * lost packets still fill the congestion window, so recovery takes a few
@@ -1767,6 +1826,34 @@ Test(tp, receiver_stalls_teach_the_timer_to_wait)
 	free(second);
 	free(third);
 	free(calm);
+	teardown_all();
+}
+
+/* A flight whose acks stop for 800 us (the receiver off the CPU here;
+ * on the fault bed, its acks lost in a black hole): the acks that end
+ * the silence say nothing of the round trip, and taken as samples they
+ * raised the timer to the silence itself (on the bed, to 14-66 ms, for
+ * every later flight).  The timer stays what the network gave it, and
+ * the allowance learns the silence instead. */
+Test(tp, a_silence_is_no_round_trip)
+{
+	struct test_pkt *warm, *first = make_pkts(32, 200);
+	struct srd_tp_peer *peer = warm_peer(4, &warm);
+	uint64_t srtt = peer->srtt_ns, rttvar = peer->rttvar_ns;
+
+	cr_assert_gt(srtt, 0);
+	send_burst(0, 1, first, 32);
+	run_sender_only(800 * SRD_NS_PER_US);	/* the RTO is 500 us */
+	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, 1);
+	receiver_back(first, 32);
+	cr_log_info("srtt %lu -> %lu ns, rttvar %lu -> %lu ns, allowance "
+		    "%lu ns", srtt, peer->srtt_ns, rttvar, peer->rttvar_ns,
+		    peer->tx ? peer->tx->stall_now_ns : 0);
+	cr_assert_eq(peer->srtt_ns, srtt);
+	cr_assert_eq(peer->rttvar_ns, rttvar);
+	cr_assert(peer->tx && peer->tx->stall_now_ns >= 800 * SRD_NS_PER_US);
+	free(warm);
+	free(first);
 	teardown_all();
 }
 

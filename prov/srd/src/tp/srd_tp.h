@@ -257,6 +257,8 @@ struct srd_tp_peer_tx {
 	uint64_t acked_sent_ns;		/* latest send time of a packet acked */
 	uint64_t acked_copy_ns;		/* the same, of the copy last sent */
 	uint64_t silent_since_ns;	/* acks stopped (a silent timeout) */
+	uint64_t silent_fired_ns;	/* the last silent timeout: packets
+					 * sent before it give no RTT sample */
 	uint64_t late_hold_ns;		/* a late timer waits till then */
 	bool late_held;			/* held since the last ack progress */
 	uint64_t stall_ns;		/* longest silence misjudged lately */
@@ -349,6 +351,11 @@ struct srd_tp_peer {
 	uint32_t rx_refused_psn;	/* sent back in an RNR ack */
 	uint32_t rx_newest_psn;		/* latest arrival and its host time, */
 	uint64_t rx_newest_ns;		/* echoed in acks (0: none since) */
+	/* Our ack paths, bit (path % 32): those acks went on since the
+	 * newest packet arrived, and those a duplicate then proved lost
+	 * (acks pass over them; srd_tp_sack.c) */
+	uint32_t ack_paths_since;
+	uint32_t ack_paths_avoid;
 	uint64_t ack_deadline;		/* 0: none pending */
 	struct srd_dlist ack_entry;	/* srd_tp.ack_list while ack_now */
 };

@@ -97,6 +97,9 @@ uint16_t srd_tp_path_pick_ack(struct srd_tp *tp, struct srd_tp_peer *peer);
 uint16_t srd_tp_path_pick_hs(struct srd_tp *tp, struct srd_tp_peer *peer);
 uint32_t srd_tp_path_sent(struct srd_tp_peer *peer, uint16_t path,
 			  uint32_t len, bool retx, uint64_t now);
+/* rtt_ns: the packet's round trip, or SRD_TP_RTT_NONE where it gives
+ * no sample (its ack waited out a silence) */
+#define SRD_TP_RTT_NONE		UINT64_MAX
 void srd_tp_path_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 		       uint16_t path, uint32_t path_seq, uint64_t rtt_ns);
 void srd_tp_path_lost(struct srd_tp *tp, struct srd_tp_peer *peer,

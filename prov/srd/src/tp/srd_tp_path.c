@@ -261,43 +261,49 @@ uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
 				   avoid);
 }
 
-/* Acks, echoes and handshakes: the next of the first n paths that is
- * not DOWN. */
-static uint16_t tp_path_pick_ctrl_in(struct srd_tp_peer *peer, uint16_t n)
+/* Whether acks, echoes and handshakes may take path i: not DOWN (the
+ * paths we send data on), and, on a first pass, not one a duplicate
+ * proved our acks lost on (srd_tp_sack.c): a receiver that sends no data
+ * learns its dead paths only that way. */
+static inline bool tp_path_ctrl_ok(const struct srd_tp_peer *peer,
+				   uint16_t i, bool first_pass)
 {
-	for (uint16_t tries = 0; tries < n; tries++) {
-		uint16_t i = (uint16_t)(peer->ack_path_next++ % n);
+	if (first_pass && (peer->ack_paths_avoid & (1u << (i % 32))))
+		return false;
+	return !peer->paths || peer->paths[i].state != SRD_TP_PATH_DOWN;
+}
 
-		if (!peer->paths || peer->paths[i].state != SRD_TP_PATH_DOWN)
+/* The next in turn of the n paths from first that control may take. */
+static uint16_t tp_path_pick_ctrl_in(struct srd_tp_peer *peer,
+				     uint16_t first, uint16_t n)
+{
+	for (uint32_t tries = 0; tries < 2u * n; tries++) {
+		uint16_t i = (uint16_t)(first + peer->ack_path_next++ % n);
+
+		if (tp_path_ctrl_ok(peer, i, tries < n))
 			return i;
 	}
-	return (uint16_t)(peer->ack_path_next++ % n);
+	return (uint16_t)(first + peer->ack_path_next++ % n);
 }
 
 uint16_t srd_tp_path_pick_ctrl(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
-	return tp_path_pick_ctrl_in(peer, srd_tp_peer_npaths(tp, peer));
+	return tp_path_pick_ctrl_in(peer, 0, srd_tp_peer_npaths(tp, peer));
 }
 
 uint16_t srd_tp_path_pick_ack(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
-	uint16_t per = srd_wire_rail_paths(tp->wire), first;
+	uint16_t per = srd_wire_rail_paths(tp->wire);
 
 	if (!peer->rails)
 		return srd_tp_path_pick_ctrl(tp, peer);
-	first = (uint16_t)(peer->rails->rx_rail * per);
-	for (uint16_t tries = 0; tries < per; tries++) {
-		uint16_t i = (uint16_t)(first + peer->ack_path_next++ % per);
-
-		if (!peer->paths || peer->paths[i].state != SRD_TP_PATH_DOWN)
-			return i;
-	}
-	return (uint16_t)(first + peer->ack_path_next++ % per);
+	return tp_path_pick_ctrl_in(peer, (uint16_t)(peer->rails->rx_rail * per),
+				    per);
 }
 
 uint16_t srd_tp_path_pick_hs(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
-	return tp_path_pick_ctrl_in(peer, srd_wire_rail_paths(tp->wire));
+	return tp_path_pick_ctrl_in(peer, 0, srd_wire_rail_paths(tp->wire));
 }
 
 uint32_t srd_tp_path_sent(struct srd_tp_peer *peer, uint16_t path,
@@ -331,10 +337,13 @@ void srd_tp_path_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 	peer->good_path = path;
 	if (p->loss_score)
 		p->loss_score--;
-	p->srtt_ns = p->srtt_ns ? (7 * p->srtt_ns + rtt_ns) / 8 : rtt_ns;
-	/* faster than the peer's smoothed RTT (the sample is in it) */
-	if (tp->cfg.path_recycle && peer->tx && rtt_ns <= peer->srtt_ns)
-		tp_path_recycle(peer, path);
+	if (rtt_ns != SRD_TP_RTT_NONE) {
+		p->srtt_ns = p->srtt_ns ? (7 * p->srtt_ns + rtt_ns) / 8 :
+					  rtt_ns;
+		/* faster than the peer's smoothed RTT (the sample is in it) */
+		if (tp->cfg.path_recycle && peer->tx && rtt_ns <= peer->srtt_ns)
+			tp_path_recycle(peer, path);
+	}
 	if (++peer->path_samples >= SRD_TP_PATH_REWEIGH_EVERY) {
 		peer->path_samples = 0;
 		tp_paths_reweigh(tp, peer);

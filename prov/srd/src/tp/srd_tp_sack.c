@@ -35,6 +35,32 @@ static void tp_ack_schedule(struct srd_tp *tp, struct srd_tp_peer *peer,
 	}
 }
 
+/*
+ * A duplicate: the sender missed every ack we sent since the newest
+ * packet arrived (or its timer fired early).  A receiver that sends no
+ * data has no other word on its paths, and the sender's data paths say
+ * nothing of ours (another source port, another hash): acks rotating
+ * over paths that a black hole took kept losing a flight's last ack,
+ * and each cost the sender a timeout (on the fault bed, gaps of 60-250
+ * ms once timeouts had backed off).  So those paths are passed over,
+ * half of the paths at most: marks beyond that (early timers, a black
+ * hole that healed) start again from what just failed.
+ */
+static void tp_ack_paths_failed(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	uint32_t n = srd_wire_rail_paths(tp->wire);
+	uint32_t avoid = peer->ack_paths_avoid | peer->ack_paths_since;
+
+	if (n > 32)
+		n = 32;
+	if ((uint32_t)__builtin_popcount(avoid) > n / 2)
+		avoid = peer->ack_paths_since;
+	if ((uint32_t)__builtin_popcount(avoid) > n / 2)
+		avoid = 0;
+	peer->ack_paths_avoid = avoid;
+	peer->ack_paths_since = 0;
+}
+
 void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
 		    const uint8_t *buf, size_t len, uint64_t rx_ns)
 {
@@ -56,6 +82,7 @@ void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
 		 * two paths, in case the last one went into a black hole
 		 * (the sender backs off with every ack it misses). */
 		tp->cnt.rx_dup++;
+		tp_ack_paths_failed(tp, peer);
 		peer->ack_twice = true;
 		tp_ack_schedule(tp, peer, true);
 		return;
@@ -89,6 +116,7 @@ void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
 	srd_seqwin_mark(&peer->rx_win, base->psn);
 	srd_tp_rx_sender(tp, peer);
 	peer->rx_newest_psn = base->psn;
+	peer->ack_paths_since = 0;
 	peer->rx_newest_ns = rx_ns ? rx_ns : 1;
 	tp->cnt.rx_pkts++;
 	tp->cnt.rx_bytes += len;
@@ -279,11 +307,13 @@ void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer)
 	}
 	srd_tp_post_raw(tp, peer, &iov, 1, path);
 	tp->cnt.tx_acks++;
+	peer->ack_paths_since |= 1u << (path % 32);
 	if (peer->ack_twice && tp->wire->npaths > 1) {
 		peer->ack_twice = false;
 		pkt.base.path = srd_tp_path_pick_ctrl(tp, peer);
 		srd_tp_post_raw(tp, peer, &iov, 1, pkt.base.path);
 		tp->cnt.tx_acks++;
+		peer->ack_paths_since |= 1u << (pkt.base.path % 32);
 	}
 }
 

@@ -559,6 +559,7 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 		srd_tp_path_suspect(peer, pkt->path);
 		if (peer->tx->acked_sent_ns <= pkt->sent_ns) {
 			peer_silent = true;
+			peer->tx->silent_fired_ns = now;
 			if (!peer->tx->silent_since_ns)
 				peer->tx->silent_since_ns =
 					tp_waiting_since(peer, pkt);
@@ -756,9 +757,19 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 	 * backlog ever seen. */
 	if (!pkt->retries) {
 		uint64_t rtt = at - pkt->sent_ns;
+		/* Nor a packet that was out when a silent timeout fired:
+		 * its ack waited out the silence (acks lost in a black
+		 * hole, a receiver off the CPU), which the stall allowance
+		 * learns (tp_stall_learn).  As round trips, such waits made
+		 * timers of 14-66 ms on the fault bed, and every flight
+		 * whose last acks a black hole took then stalled for two
+		 * of them. */
+		bool sample = pkt->sent_ns > peer->tx->silent_fired_ns;
 
-		tp_rtt_sample(tp, peer, rtt);
-		srd_tp_path_acked(tp, peer, pkt->path, pkt->path_seq, rtt);
+		if (sample)
+			tp_rtt_sample(tp, peer, rtt);
+		srd_tp_path_acked(tp, peer, pkt->path, pkt->path_seq,
+				  sample ? rtt : SRD_TP_RTT_NONE);
 		/* The silent-path rule (tp_paths_check_silent) waits for
 		 * the longest RTT seen lately, and what it times is the
 		 * whole round trip: the delay echoes alone, one per ack
@@ -768,9 +779,11 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 		 * whole round trip too, so this note goes no higher than
 		 * one RTO: else the rule would wait up to its cap of two
 		 * RTOs after each stall, for a black hole too. */
-		srd_tp_rtt_max_note(peer->tx,
-				    SRD_MIN(rtt, tp_rto_estimate(tp, peer)),
-				    at);
+		if (sample)
+			srd_tp_rtt_max_note(peer->tx,
+					    SRD_MIN(rtt,
+						    tp_rto_estimate(tp, peer)),
+					    at);
 	}
 	srd_tp_cc_on_ack(tp, peer);
 	if (pkt->flags & SRD_TP_PKT_F_LOST) {
