@@ -29,7 +29,7 @@ usage() {
 all_tests=(api pingpong_msg pingpong_tagged bw_msg bw_tagged
 	   stream unexpected_msg unexpected_tagged peek multi_recv cancel inject
 	   cqdata perf_lat perf_bw perf_write perf_read scale_av scale_peers
-	   threads nccl)
+	   scale_hot threads nccl)
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -106,6 +106,11 @@ set_cmd() {
 	perf_read) cmd=("${p[@]}" "$b/sft_perf" "${common[@]}" -o read -S 8,64k,1m -W 16 -I "$perf_n") ;;
 	scale_av) cmd=(timeout -k 5 "$ptmo" "$b/sft_scale" "${common[@]}" -o av -S 1000,100000) ;;
 	scale_peers) cmd=("${p[@]}" "$b/sft_scale" "${common[@]}" -o peers -S 32 -W 64 -I "$perf_n") ;;
+	# a hot set of 4 among 32 peers after a silence, against the client's
+	# second endpoint that knows the 4 alone: rounds in turn, every
+	# message's number checked (its ratio is not judged here)
+	scale_hot) cmd=(env SFT_SCALE_IDLE_MS=200 SFT_SCALE_HOT=4 SFT_SCALE_ROUNDS=2
+			"${p[@]}" "$b/sft_scale" "${common[@]}" -o peers -S 32 -W 64 -I "$perf_n") ;;
 	# two processes, two threads with an endpoint each, two threads on
 	# one endpoint: every byte checked (its ratios are not judged here)
 	threads) cmd=(timeout -k 5 "$ptmo" "$b/sft_threads" "${common[@]}" "${threads_args[@]}") ;;

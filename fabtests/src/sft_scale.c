@@ -25,23 +25,26 @@
  *           heap bytes (mallinfo2) per peer before and after, and the
  *           latency and rate again, over peers woken from idle.
  *           With SFT_SCALE_HOT=H as well, right after that silence
- *           the client talks to peers 0 to H-1 only, in the same
- *           ping-pong and windows (once to wake them, untimed, then
- *           timed), while the other N - H stay idle: what a crowd of
- *           idle peers costs the traffic to a few.  Its baseline comes
- *           first: the client's AV then holds peers 0 to H-1 only, it
- *           talks to them the same way, and only then inserts and
- *           warms up the others.  The same server processes and
- *           endpoints answer both, so the ratio printed (latency and
- *           rate among N over alone, goal <= 1.10) is the crowd's cost
- *           to the client's provider, not the test bed's shape (past
- *           one process of endpoints the server's workers share two
- *           cores).  With srd each timed pass also prints the client's
- *           packets sent and resent, by cause.
+ *           the hot set, peers 0 to H-1, is measured in the same
+ *           ping-pong and windows from two client endpoints in turn:
+ *           the one that knows all N peers (the other N - H stay
+ *           idle), and one in a second client process (its own
+ *           provider, fabric and domain) whose AV holds the hot set
+ *           alone and which first talks to it then.  A waking pass
+ *           each, then SFT_SCALE_ROUNDS (5) rounds of one timed pass
+ *           each, alone first, and a closing pass alone; the process
+ *           whose turn it is stops the other (SIGSTOP).  The same
+ *           server endpoints answer both within seconds, so the drift
+ *           of a two-core machine loads both alike.  It prints each
+ *           round's ratio (latency and rate among N over the mean of
+ *           the alone passes before and after) and their median, the
+ *           figure held to the goal of 1.10.  With srd each timed
+ *           pass also prints the client's packets sent and resent, by
+ *           cause.
  *           Both sides check at the start that they were given the
  *           same peer count, window, iteration count (and so passes),
- *           SFT_SCALE_HOT and SFT_SCALE_IDLE_MS, and name the first
- *           that differs.
+ *           SFT_SCALE_HOT, SFT_SCALE_ROUNDS and SFT_SCALE_IDLE_MS, and
+ *           name the first that differs.
  *           A port number belongs to one IP, so past
  *           SCALE_EPS_PER_IP endpoints on a loopback address the server
  *           binds the next ones to the next loopback IPs (127.0.0.2,
@@ -58,10 +61,14 @@
  *          heap_b_per_peer_idle=D heap_b_per_peer_av=E lat_us=X mmsgs=Y
  *          (with SFT_SCALE_IDLE_MS; C and D count what the provider
  *          holds per peer beyond its AV entry, E)
- *   RESULT op=hot_alone size=H lat_us=X mmsgs=Y
- *   RESULT op=hot size=PEERS hot=H lat_us=X mmsgs=Y lat_x=A rate_x=B
+ *   RESULT op=hot_round round=K alone_lat_us=X alone_mmsgs=Y lat_us=X
+ *          mmsgs=Y lat_x=A rate_x=B
+ *   RESULT op=hot size=PEERS hot=H rounds=R alone_lat_us=X
+ *          alone_mmsgs=Y lat_us=X mmsgs=Y lat_x=A rate_x=B lat_x_min=
+ *          lat_x_max= rate_x_min= rate_x_max=
  *          (with SFT_SCALE_HOT too; A and B: how many times slower
- *          than alone)
+ *          among N than alone, B counting a lower rate as slower; in
+ *          op=hot, every figure the median of the rounds')
  */
 #include "sft_common.h"
 
@@ -289,12 +296,13 @@ static void poll_ep(struct scale_ep *e, const char *what)
 struct scale_shared {
 	_Atomic uint32_t opened;	/* workers whose endpoints are named */
 	_Atomic uint32_t ready;		/* ... whose receives are posted */
-	_Atomic uint32_t have_client;	/* client_name is set */
+	_Atomic uint32_t have_client;	/* client_name (alone_name) is set */
 	_Atomic uint32_t finished;	/* the client is done: close */
 	_Atomic uint64_t streamed;	/* streamed messages received, all */
 	_Atomic uint64_t heard;		/* messages received, all workers */
 	_Atomic uint32_t name_len;	/* set by the first worker named */
 	char client_name[256];
+	char alone_name[256];		/* the client's hot-set-only endpoint */
 	char names[][256];		/* one per endpoint */
 };
 
@@ -310,7 +318,9 @@ struct scale_srv {
 	int nprocs;
 	unsigned sweep;
 	int answered;			/* the endpoint that sent last, or -1 */
-	fi_addr_t client;
+	fi_addr_t client;		/* the client's endpoint that knows all */
+	fi_addr_t alone;		/* ... that knows the hot set alone */
+	fi_addr_t to;			/* the one the script answers now */
 };
 
 /* A worker that waits this long for its next message naps between
@@ -324,6 +334,14 @@ struct scale_srv {
 static void srv_nap(uint64_t waited_ns)
 {
 	usleep(waited_ns > 50000000ull ? 10000 : 1000);
+}
+
+/* The source a receive names: with a hot set two client endpoints send
+ * to the hot endpoints, one pass at a time, and every message's number
+ * is checked (a directed receive would have to be posted per pass). */
+static fi_addr_t srv_from(const struct scale_srv *sv)
+{
+	return sv->hot ? FI_ADDR_UNSPEC : sv->client;
 }
 
 static bool srv_owns(const struct scale_srv *sv, int idx)
@@ -397,7 +415,7 @@ static void wait_rx(struct scale_srv *sv, int idx, uint64_t want,
 		sft_die("%s: message %llu where %llu was due", what,
 			(unsigned long long)e->rx[slot],
 			(unsigned long long)want);
-	post_rx(sv->c, e, slot, sv->client);
+	post_rx(sv->c, e, slot, srv_from(sv));
 	e->next = (slot + 1) % e->nrx;
 }
 
@@ -452,6 +470,18 @@ static int hot_peers(int npeers)
 	return hot;
 }
 
+/* SFT_SCALE_ROUNDS: timed rounds of the hot set (alone, then among
+ * all); both sides read it. */
+static int hot_rounds(void)
+{
+	const char *v = getenv("SFT_SCALE_ROUNDS");
+	int rounds = v ? atoi(v) : 5;
+
+	if (rounds < 1 || rounds > 99)
+		sft_die("SFT_SCALE_ROUNDS=%s: 1 to 99", v);
+	return rounds;
+}
+
 /* One message from the client to endpoint idx and its answer, if this
  * worker owns idx. */
 static void srv_echo(struct scale_srv *sv, int idx, uint64_t v,
@@ -460,7 +490,7 @@ static void srv_echo(struct scale_srv *sv, int idx, uint64_t v,
 	if (!srv_owns(sv, idx))
 		return;
 	wait_rx(sv, idx, v, what);
-	inject(sv->c, sv->eps[idx - sv->lo].ep, v, sv->client);
+	inject(sv->c, sv->eps[idx - sv->lo].ep, v, sv->to);
 	sv->answered = idx - sv->lo;
 }
 
@@ -490,7 +520,7 @@ static void server_pass(struct scale_srv *sv, int pass, int npeers,
 		srv_wait(sv, NULL, streamed_reached,
 			 base + (uint64_t)(w + 1) * (uint64_t)wnd,
 			 "window (other workers)");
-		inject(sv->c, sv->eps[0].ep, (uint64_t)w, sv->client);
+		inject(sv->c, sv->eps[0].ep, (uint64_t)w, sv->to);
 		sv->answered = 0;
 	}
 }
@@ -555,39 +585,54 @@ static void srv_arm(struct scale_srv *sv)
 	if (fi_av_insert(c->av, sv->sh->client_name, 1, &sv->client, 0,
 			 NULL) != 1)
 		sft_die("fi_av_insert of the client failed");
+	if (sv->hot && fi_av_insert(c->av, sv->sh->alone_name, 1, &sv->alone,
+				    0, NULL) != 1)
+		sft_die("fi_av_insert of the client's hot-set endpoint failed");
+	sv->to = sv->client;
 	for (int i = sv->lo; i < sv->hi; i++)
 		for (int s = 0; s < srv_slots(sv, i); s++)
-			post_rx(c, &sv->eps[i - sv->lo], s, sv->client);
+			post_rx(c, &sv->eps[i - sv->lo], s, srv_from(sv));
 	atomic_fetch_add(&sv->sh->ready, 1);
 }
 
-/* Every worker: with a hot set, first its warm-up and two passes over
- * it alone (the client's baseline); warm-up of the rest (one message
- * each way per peer), latency, rate, after the client's silence the hot
- * set's two passes (a worker that owns none of it only keeps its
- * endpoints answering), and all peers again.  The pass number only
- * places each pass's streamed messages in the count they share. */
+/* Every worker: warm-up (one message each way per peer), latency and
+ * rate over all the peers; after the client's silence, with a hot set,
+ * the warm-up of its part of the hot set by the client's other endpoint
+ * and the two endpoints' passes over the hot set in turn (a worker that
+ * owns none of it only keeps its endpoints answering); then all the
+ * peers again.  The pass number only places each pass's streamed
+ * messages in the count they share. */
 static void srv_script(struct scale_srv *sv, struct sft_opts *o,
 		       int windows)
 {
-	int hot = sv->hot, pass = 0, first = sv->lo;
+	int hot = sv->hot, pass = 0, end = sv->lo;
 
 	if (hot)	/* the end of this worker's part of the hot set */
-		first = hot < sv->lo ? sv->lo : hot > sv->hi ? sv->hi : hot;
+		end = hot < sv->lo ? sv->lo : hot > sv->hi ? sv->hi : hot;
 
-	/* with a hot set, the client first knows only it (its baseline) */
-	sft_step("server: warm-up");
-	for (int i = sv->lo; i < first; i++)
-		srv_echo(sv, i, (uint64_t)i, "warm-up");
-	for (int k = 0; hot && k < 2; k++)
-		server_pass(sv, pass++, hot, o->iters, o->window, windows);
-	for (int i = first; i < sv->hi; i++) {
+	for (int i = sv->lo; i < sv->hi; i++) {
 		sft_step("server: warm-up, peer %d", i);
 		srv_echo(sv, i, (uint64_t)i, "warm-up");
 	}
 	server_pass(sv, pass++, sv->npeers, o->iters, o->window, windows);
-	for (int k = 0; hot && k < 2; k++)
+	if (hot) {
+		sv->to = sv->alone;
+		for (int i = sv->lo; i < end; i++)
+			srv_echo(sv, i, (uint64_t)i, "hot-set warm-up");
+	}
+	/* a waking round, the timed ones, each the client's process that
+	 * knows the hot set alone first, and its closing pass */
+	for (int k = 0; hot && k <= hot_rounds(); k++)
+		for (int turn = 0; turn < 2; turn++) {
+			sv->to = turn ? sv->client : sv->alone;
+			server_pass(sv, pass++, hot, o->iters, o->window,
+				    windows);
+		}
+	if (hot) {
+		sv->to = sv->alone;
 		server_pass(sv, pass++, hot, o->iters, o->window, windows);
+		sv->to = sv->client;
+	}
 	if (idle_ms())
 		server_pass(sv, pass++, sv->npeers, o->iters, o->window,
 			    windows);
@@ -669,6 +714,7 @@ static struct scale_srv *srv_start(struct sft_opts *o, struct sft_params *p,
 	static struct scale_srv first;
 	int each = srv_eps_per_proc();
 	int nprocs = (npeers + each - 1) / each;
+
 	size_t shsz = sizeof(struct scale_shared) + (size_t)npeers * 256;
 	struct scale_shared *sh;
 
@@ -727,6 +773,12 @@ static void run_server(struct sft_ctx *c, struct sft_opts *o,
 	if (!len || len > sizeof(sh->client_name))
 		sft_die("client address length %u", len);
 	sft_oob_recv(c, sh->client_name, len);
+	if (sv->hot) {
+		sft_oob_recv(c, &len, sizeof(len));
+		if (!len || len > sizeof(sh->alone_name))
+			sft_die("client address length %u", len);
+		sft_oob_recv(c, sh->alone_name, len);
+	}
 	atomic_store(&sh->have_client, 1);
 	srv_arm(sv);
 	srv_gather(sv, &sh->ready, "posting receives");
@@ -819,70 +871,365 @@ static void report_idle(int npeers, int idle, size_t heap0, size_t heap1,
 	       mmsgs);
 }
 
-/* srd's resends on the client's endpoint so far, printed as the
- * difference from *last (which it then updates); nothing with another
- * provider. */
-static void client_resends(struct sft_ctx *c, const char *what,
-			   struct fi_srd_ep_stats *last)
+/* srd's resends on an endpoint, by cause (all 0 with another
+ * provider). */
+struct scale_resends {
+	unsigned long sent, timeout, probe, fast, copies, dup;
+};
+
+/* The resends on c's endpoint since *last, which it then updates. */
+static struct scale_resends resends_since(struct sft_ctx *c,
+					  struct fi_srd_ep_stats *last)
 {
+	struct scale_resends r = { 0 };
 	struct fi_srd_stats_ops *ops;
 	struct fi_srd_ep_stats st;
 
 	if (fi_open_ops(&c->ep->fid, FI_SRD_STATS_OPS_NAME, 0,
 			(void **)&ops, NULL) ||
 	    ops->ep_stats(c->ep, &st, sizeof(st)))
-		return;
-	if (what)
-		printf("%s: client sent %lu packets, declared %lu lost on "
-		       "timeout, probed %lu, resent %lu on SACK holes, %lu "
-		       "copies resent in all; %lu duplicates came in\n", what,
-		       (unsigned long)(st.tx_pkts - last->tx_pkts),
-		       (unsigned long)(st.retx_timeout - last->retx_timeout),
-		       (unsigned long)(st.retx_probe - last->retx_probe),
-		       (unsigned long)(st.retx_fast - last->retx_fast),
-		       (unsigned long)(st.retx_sent - last->retx_sent),
-		       (unsigned long)(st.rx_dup - last->rx_dup));
+		return r;
+	r.sent = (unsigned long)(st.tx_pkts - last->tx_pkts);
+	r.timeout = (unsigned long)(st.retx_timeout - last->retx_timeout);
+	r.probe = (unsigned long)(st.retx_probe - last->retx_probe);
+	r.fast = (unsigned long)(st.retx_fast - last->retx_fast);
+	r.copies = (unsigned long)(st.retx_sent - last->retx_sent);
+	r.dup = (unsigned long)(st.rx_dup - last->rx_dup);
 	*last = st;
+	return r;
 }
 
-/* The hot set's two passes: the first wakes its peers, the second is
- * timed; the other peers stay idle throughout. */
-static void client_hot2(struct sft_ctx *c, const struct sft_opts *o,
-			const fi_addr_t *fa, int hot, int windows,
-			double *lat_us, double *mmsgs, const char *what)
+static void print_resends(const char *what, const struct scale_resends *r)
+{
+	if (!r->sent)
+		return;
+	printf("%s: client sent %lu packets, declared %lu lost on timeout, "
+	       "probed %lu, resent %lu on SACK holes, %lu copies resent in "
+	       "all; %lu duplicates came in\n", what, r->sent, r->timeout,
+	       r->probe, r->fast, r->copies, r->dup);
+}
+
+/*
+ * The hot set's baseline runs in a second client process, forked
+ * before either opens anything: its own provider, fabric, domain and
+ * endpoint, whose AV holds the hot set alone.  The two take turns, and
+ * the one that runs a pass stops the other (SIGSTOP) until it is done,
+ * so neither's provider threads load the other's pass: the baseline
+ * has no crowd behind it, and the crowd's own work falls on its
+ * passes only.  They talk over two pipes: the first client sends
+ * commands ('w' warm up, 'p' a pass, 'q' quit) and the hot set's
+ * names; the second answers with its name, then each command's
+ * result.
+ */
+struct scale_alone {
+	pid_t pid;
+	int cmd, res;			/* the first client's ends */
+};
+
+struct scale_hot_pass {
+	double lat_us, mmsgs;
+	struct scale_resends r;
+};
+
+static void pipe_write(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			sft_die("hot-set pipe: write: %s", strerror(errno));
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+static void pipe_read(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = read(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			sft_die("hot-set pipe: %s", n ? strerror(errno) :
+				"the other client process ended");
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+/* Stops process pid and waits until it is stopped. */
+static void stop_other(pid_t pid)
+{
+	char path[64], buf[512], *st;
+	uint64_t t0 = sft_now_ns();
+
+	if (kill(pid, SIGSTOP))
+		sft_die("kill(%d, SIGSTOP): %s", (int)pid, strerror(errno));
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (;;) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		if (f)
+			fclose(f);
+		buf[n] = 0;
+		st = strrchr(buf, ')');	/* the state follows the name */
+		if (st && (st[2] == 'T' || st[2] == 't'))
+			return;
+		if (sft_now_ns() - t0 > 1000000000ull)
+			sft_die("process %d did not stop", (int)pid);
+		usleep(100);
+	}
+}
+
+/* The process this one stopped, to resume if it dies meanwhile. */
+static pid_t stopped_other;
+
+static void resume_other(void)
+{
+	if (stopped_other > 0)
+		kill(stopped_other, SIGCONT);
+}
+
+/*
+ * One pass over the hot set with the other client process stopped.
+ * The CQ is read for a while after it (the last answer's ack is
+ * delayed FI_SRD_ACK_DELAY_US) so that nothing is owed to the server
+ * while this process waits stopped.
+ */
+static void hot_pass(struct sft_ctx *c, const struct sft_opts *o,
+		     const fi_addr_t *fa, int hot, int windows, pid_t other,
+		     struct fi_srd_ep_stats *last, struct scale_hot_pass *out)
+{
+	(void)resends_since(c, last);	/* from here on */
+	stop_other(other);
+	stopped_other = other;
+	client_pass(c, fa, hot, o->iters, o->window, windows, &out->lat_us,
+		    &out->mmsgs);
+	client_idle(c, 2);
+	out->r = resends_since(c, last);
+	stopped_other = 0;
+	if (kill(other, SIGCONT))
+		sft_die("kill(%d, SIGCONT): %s", (int)other, strerror(errno));
+}
+
+static void client_warm(struct sft_ctx *c, const fi_addr_t *fa, int from,
+			int to);
+
+/* The second client process: the hot set alone. */
+static void alone_main(struct sft_opts *o, struct sft_params *p,
+		       int cmd, int res, pid_t parent, int hot, int windows)
 {
 	struct fi_srd_ep_stats last = { 0 };
+	struct scale_hot_pass hp;
+	struct sft_ctx a;
+	fi_addr_t *afa;
+	char name[256];
+	size_t mlen = sizeof(name);
+	uint32_t len;
+	char *names;
 
-	client_pass(c, fa, hot, o->iters, o->window, windows, lat_us,
-		    mmsgs);
-	client_resends(c, NULL, &last);
-	client_pass(c, fa, hot, o->iters, o->window, windows, lat_us,
-		    mmsgs);
-	client_resends(c, what, &last);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)	/* gone before the line above */
+		exit(SFT_EXIT_FAIL);
+	atexit(resume_other);
+	sft_start_watchdog(o);	/* alarm() is not inherited */
+	sft_setup(&a, o, p);
+	SFT_TRY(fi_getname(&a.ep->fid, name, &mlen));
+	len = (uint32_t)mlen;
+	pipe_write(res, &len, sizeof(len));
+	pipe_write(res, name, mlen);
+	pipe_read(cmd, &len, sizeof(len));
+	names = malloc((size_t)hot * len);
+	afa = calloc((size_t)hot, sizeof(*afa));
+	if (!names || !afa)
+		sft_die("out of memory");
+	pipe_read(cmd, names, (size_t)hot * len);
+	if (fi_av_insert(a.av, names, (size_t)hot, afa, 0, NULL) != hot)
+		sft_die("fi_av_insert of the hot set (%d peers) failed", hot);
+	for (;;) {
+		char op;
+
+		pipe_read(cmd, &op, 1);
+		if (op == 'w') {
+			client_warm(&a, afa, 0, hot);
+			pipe_write(res, &op, 1);
+		} else if (op == 'p') {
+			hot_pass(&a, o, afa, hot, windows, parent, &last, &hp);
+			pipe_write(res, &hp, sizeof(hp));
+		} else {
+			break;
+		}
+	}
+	sft_teardown(&a);
+	free(names);
+	free(afa);
+	exit(0);
 }
 
-/* The hot set among all the peers, against the same set measured
- * before the client knew any other (alone_*): the same server
- * processes and endpoints answer both, so the ratio is what the crowd
- * costs the client's provider, not the test bed's shape. */
-static void client_hot(struct sft_ctx *c, const struct sft_opts *o,
-		       const fi_addr_t *fa, int npeers, int hot, int windows,
-		       double alone_lat, double alone_mmsgs)
+/* Forks the second client process (before the first opens anything). */
+static void alone_start(struct sft_opts *o, struct sft_params *p, int hot,
+			int windows, struct scale_alone *al)
 {
-	double lat_us, mmsgs, xlat, xrate;
+	int cmd[2], res[2];
+	pid_t parent = getpid();
 
-	client_hot2(c, o, fa, hot, windows, &lat_us, &mmsgs,
-		    "hot set among all, timed pass");
-	xlat = lat_us / alone_lat;
-	xrate = alone_mmsgs / mmsgs;
-	printf("hot set: %d of %d peers, the rest idle: lat %.3f us, "
-	       "%.4f Mmsg/s\n", hot, npeers, lat_us, mmsgs);
-	printf("hot set among %d peers vs alone: latency %.2fx, message "
-	       "rate %.2fx slower (goal <= 1.10: %s)\n", npeers, xlat, xrate,
-	       xlat <= 1.10 && xrate <= 1.10 ? "MET" : "MISSED");
-	printf("RESULT op=hot size=%d hot=%d lat_us=%.3f mmsgs=%.4f "
-	       "lat_x=%.3f rate_x=%.3f\n", npeers, hot, lat_us, mmsgs, xlat,
-	       xrate);
+	fflush(stdout);
+	if (pipe(cmd) || pipe(res))
+		sft_die("pipe: %s", strerror(errno));
+	al->pid = fork();
+	if (al->pid < 0)
+		sft_die("fork: %s", strerror(errno));
+	if (!al->pid) {
+		close(cmd[1]);
+		close(res[0]);
+		alone_main(o, p, cmd[0], res[1], parent, hot, windows);
+	}
+	close(cmd[0]);
+	close(res[1]);
+	al->cmd = cmd[1];
+	al->res = res[0];
+	atexit(resume_other);
+}
+
+static void alone_pass(struct scale_alone *al, struct scale_hot_pass *hp)
+{
+	pipe_write(al->cmd, "p", 1);
+	pipe_read(al->res, hp, sizeof(*hp));
+}
+
+static void alone_stop(struct scale_alone *al)
+{
+	int status;
+
+	pipe_write(al->cmd, "q", 1);
+	if (waitpid(al->pid, &status, 0) != al->pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		sft_die("the hot-set client process failed (status %d)",
+			status);
+}
+
+static double median(const double *v, int n)
+{
+	double s[100];
+
+	memcpy(s, v, (size_t)n * sizeof(*s));
+	for (int i = 1; i < n; i++)	/* a few rounds: insertion sort */
+		for (int j = i; j > 0 && s[j - 1] > s[j]; j--) {
+			double t = s[j];
+
+			s[j] = s[j - 1];
+			s[j - 1] = t;
+		}
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+static double min_of(const double *v, int n)
+{
+	double m = v[0];
+
+	for (int i = 1; i < n; i++)
+		m = v[i] < m ? v[i] : m;
+	return m;
+}
+
+static double max_of(const double *v, int n)
+{
+	double m = v[0];
+
+	for (int i = 1; i < n; i++)
+		m = v[i] > m ? v[i] : m;
+	return m;
+}
+
+/*
+ * The hot set, peers 0 to hot-1, from this process's endpoint, which
+ * knows all the peers, and from the second client process's, which
+ * knows the hot set alone, in turn: a waking pass each, then rounds of
+ * one timed pass each, alone first, and a closing pass alone.  Each
+ * pass follows one of the other's (the same pause, the same stale
+ * timers), and each pass among all is held against the mean of the
+ * two alone passes around it, so a drift of the machine's load cancels
+ * to first order.  The same server endpoints answer both; the median
+ * of the rounds' ratios is what the crowd of idle peers costs.
+ */
+static void client_hot(struct sft_ctx *c, struct scale_alone *al,
+		       const struct sft_opts *o, const fi_addr_t *fa,
+		       const char *names, uint32_t len, int npeers, int hot,
+		       int windows)
+{
+	double al_lat[100], al_rate[100], lat[99], rate[99], xl[99], xr[99];
+	struct scale_hot_pass a[100], m[99], wake;
+	struct fi_srd_ep_stats last = { 0 };
+	int rounds = hot_rounds();
+	char what[64];
+
+	pipe_write(al->cmd, &len, sizeof(len));
+	pipe_write(al->cmd, names, (size_t)hot * len);
+	pipe_write(al->cmd, "w", 1);
+	pipe_read(al->res, what, 1);
+	alone_pass(al, &wake);
+	hot_pass(c, o, fa, hot, windows, al->pid, &last, &wake);
+	for (int r = 0; r <= rounds; r++) {
+		alone_pass(al, &a[r]);
+		al_lat[r] = a[r].lat_us;
+		al_rate[r] = a[r].mmsgs;
+		if (r == rounds)
+			break;
+		hot_pass(c, o, fa, hot, windows, al->pid, &last, &m[r]);
+	}
+	for (int r = 0; r < rounds; r++) {
+		double alat = (a[r].lat_us + a[r + 1].lat_us) / 2;
+		double arate = (a[r].mmsgs + a[r + 1].mmsgs) / 2;
+
+		snprintf(what, sizeof(what), "round %d, hot set alone", r + 1);
+		print_resends(what, &a[r].r);
+		snprintf(what, sizeof(what), "round %d, hot set among all",
+			 r + 1);
+		print_resends(what, &m[r].r);
+		lat[r] = m[r].lat_us;
+		rate[r] = m[r].mmsgs;
+		xl[r] = lat[r] / alat;
+		xr[r] = arate / rate[r];
+		printf("round %d: among %d: lat %.3f us, %.4f Mmsg/s; alone "
+		       "before and after: lat %.3f, %.3f us, %.4f, %.4f "
+		       "Mmsg/s; slower %.2fx, %.2fx\n", r + 1, npeers, lat[r],
+		       rate[r], a[r].lat_us, a[r + 1].lat_us, a[r].mmsgs,
+		       a[r + 1].mmsgs, xl[r], xr[r]);
+		printf("RESULT op=hot_round round=%d alone_lat_us=%.3f "
+		       "alone_mmsgs=%.4f lat_us=%.3f mmsgs=%.4f lat_x=%.3f "
+		       "rate_x=%.3f\n", r + 1, alat, arate, lat[r], rate[r],
+		       xl[r], xr[r]);
+	}
+	snprintf(what, sizeof(what), "closing pass, hot set alone");
+	print_resends(what, &a[rounds].r);
+	printf("hot set: %d of %d peers, the rest idle, median of %d "
+	       "rounds: alone lat %.3f us, %.4f Mmsg/s; among all lat %.3f "
+	       "us, %.4f Mmsg/s\n", hot, npeers, rounds,
+	       median(al_lat, rounds + 1), median(al_rate, rounds + 1),
+	       median(lat, rounds), median(rate, rounds));
+	printf("hot set among %d peers vs alone, median of %d rounds: "
+	       "latency %.2fx (%.2f-%.2f), message rate %.2fx (%.2f-%.2f) "
+	       "slower (goal <= 1.10: %s)\n", npeers, rounds,
+	       median(xl, rounds), min_of(xl, rounds), max_of(xl, rounds),
+	       median(xr, rounds), min_of(xr, rounds), max_of(xr, rounds),
+	       median(xl, rounds) <= 1.10 && median(xr, rounds) <= 1.10 ?
+	       "MET" : "MISSED");
+	printf("RESULT op=hot size=%d hot=%d rounds=%d alone_lat_us=%.3f "
+	       "alone_mmsgs=%.4f lat_us=%.3f mmsgs=%.4f lat_x=%.3f "
+	       "rate_x=%.3f lat_x_min=%.3f lat_x_max=%.3f rate_x_min=%.3f "
+	       "rate_x_max=%.3f\n", npeers, hot, rounds,
+	       median(al_lat, rounds + 1), median(al_rate, rounds + 1),
+	       median(lat, rounds), median(rate, rounds), median(xl, rounds),
+	       median(xr, rounds), min_of(xl, rounds), max_of(xl, rounds),
+	       min_of(xr, rounds), max_of(xr, rounds));
 }
 
 /* Peers [from, to): one message each way, in order. */
@@ -922,52 +1269,47 @@ static void client_insert(struct sft_ctx *c, const char *names,
 	*heap += heap_bytes() - h0;
 }
 
-static void run_client(struct sft_ctx *c, struct sft_opts *o, int npeers,
-		       int windows)
+/* The client: c knows all the peers; al, with a hot set, is the
+ * second client process (its name sent to the server with c's). */
+static void run_client(struct sft_ctx *c, struct scale_alone *al,
+		       struct sft_opts *o, int npeers, int windows)
 {
 	char *names = calloc((size_t)npeers, 256);
 	fi_addr_t *fa = calloc((size_t)npeers, sizeof(*fa));
 	size_t mlen, heap0, heap1, heap2, heap3, av_heap = 0;
-	double lat_us, mmsgs, alone_lat = 0, alone_mmsgs = 0;
+	double lat_us, mmsgs;
 	long rss0, rss1, rss2, av_rss = 0;
 	char mine[256];
-	uint32_t len;
+	uint32_t len, nlen;
 	int idle = idle_ms(), hot = hot_peers(npeers);
 
 	if (!names || !fa)
 		sft_die("out of memory");
-	sft_oob_recv(c, &len, sizeof(len));
-	if (!len || len > 256)
-		sft_die("server address length %u", len);
+	sft_oob_recv(c, &nlen, sizeof(nlen));
+	if (!nlen || nlen > 256)
+		sft_die("server address length %u", nlen);
 	for (int i = 0; i < npeers; i++)
-		sft_oob_recv(c, names + (size_t)len * i, len);
+		sft_oob_recv(c, names + (size_t)nlen * i, nlen);
 	mlen = sizeof(mine);
 	SFT_TRY(fi_getname(&c->ep->fid, mine, &mlen));
 	len = (uint32_t)mlen;
 	sft_oob_send(c, &len, sizeof(len));
 	sft_oob_send(c, mine, mlen);
+	if (hot) {
+		pipe_read(al->res, &len, sizeof(len));
+		if (!len || len > sizeof(mine))
+			sft_die("hot-set client address length %u", len);
+		pipe_read(al->res, mine, len);
+		sft_oob_send(c, &len, sizeof(len));
+		sft_oob_send(c, mine, len);
+	}
 	rss0 = rss_kib();
 	heap0 = heap_bytes();
-	/* With a hot set, first the hot peers alone: the baseline that
-	 * client_hot compares the same peers against once the client knows
-	 * all the others (the AV's growth is counted over both inserts). */
-	client_insert(c, names, len, fa, 0, hot ? hot : npeers, &av_rss,
-		      &av_heap);
-	sft_oob_sync(c);
-	if (hot) {
-		client_warm(c, fa, 0, hot);
-		client_hot2(c, o, fa, hot, windows, &alone_lat, &alone_mmsgs,
-			    "hot set alone, timed pass");
-		printf("hot set alone: %d peers known: lat %.3f us, %.4f "
-		       "Mmsg/s\n", hot, alone_lat, alone_mmsgs);
-		printf("RESULT op=hot_alone size=%d lat_us=%.3f mmsgs=%.4f\n",
-		       hot, alone_lat, alone_mmsgs);
-		client_insert(c, names, len, fa, hot, npeers, &av_rss,
-			      &av_heap);
-	}
+	client_insert(c, names, nlen, fa, 0, npeers, &av_rss, &av_heap);
 	rss1 = rss0 + av_rss;
 	heap1 = heap0 + av_heap;
-	client_warm(c, fa, hot, npeers);
+	sft_oob_sync(c);
+	client_warm(c, fa, 0, npeers);
 	rss2 = rss_kib();
 	client_pass(c, fa, npeers, o->iters, o->window, windows, &lat_us,
 		    &mmsgs);
@@ -984,8 +1326,8 @@ static void run_client(struct sft_ctx *c, struct sft_opts *o, int npeers,
 		client_idle(c, idle);
 		heap3 = heap_bytes();
 		if (hot)
-			client_hot(c, o, fa, npeers, hot, windows, alone_lat,
-				   alone_mmsgs);
+			client_hot(c, al, o, fa, names, nlen, npeers, hot,
+				   windows);
 		client_pass(c, fa, npeers, o->iters, o->window, windows,
 			    &lat_us, &mmsgs);
 		report_idle(npeers, idle, heap0, heap1, heap2, heap3, lat_us,
@@ -1017,12 +1359,13 @@ static void shape_agree(struct sft_ctx *c, const struct sft_opts *o,
 			int npeers, int windows)
 {
 	static const char *const what[] = {
-		"the peer count (-S)", "SFT_SCALE_HOT", "SFT_SCALE_IDLE_MS",
+		"the peer count (-S)", "SFT_SCALE_HOT", "SFT_SCALE_ROUNDS",
+		"SFT_SCALE_IDLE_MS",
 		"the window (-W)", "the iteration count (-I)",
 		"the windows per pass (-I / -W)",
 	};
-	int32_t mine[] = { npeers, hot_peers(npeers), idle_ms(), o->window,
-			   o->iters, windows };
+	int32_t mine[] = { npeers, hot_peers(npeers), hot_rounds(),
+			   idle_ms(), o->window, o->iters, windows };
 	int32_t theirs[sizeof(mine) / sizeof(mine[0])];
 
 	sft_oob_send(c, mine, sizeof(mine));
@@ -1040,6 +1383,7 @@ int main(int argc, char **argv)
 	struct scale_srv *sv = NULL;
 	int npeers = 0, per = 0, per_hot = 0, windows = 0;
 	struct sft_opts o;
+	struct scale_alone alone = { .pid = -1 };
 	struct sft_ctx c;
 
 	sft_init_opts(&o, "sft_scale");
@@ -1058,6 +1402,9 @@ int main(int argc, char **argv)
 			sv = srv_start(&o, &p, npeers, per, per_hot,
 				       windows);
 	}
+	/* the second client process, which will know the hot set alone */
+	if (!o.server && npeers && hot_peers(npeers))
+		alone_start(&o, &p, hot_peers(npeers), windows, &alone);
 	sft_setup(&c, &o, &p);
 	if (!o.op || !strcmp(o.op, "av")) {
 		static const size_t def[] = { 10000, 100000 };
@@ -1074,7 +1421,9 @@ int main(int argc, char **argv)
 	if (sv)
 		run_server(&c, &o, sv, windows);
 	else
-		run_client(&c, &o, npeers, windows);
+		run_client(&c, &alone, &o, npeers, windows);
+	if (alone.pid > 0)
+		alone_stop(&alone);
 	sft_teardown(&c);
 	sft_pass("peers %d", npeers);
 }
