@@ -86,6 +86,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -714,7 +715,6 @@ static struct scale_srv *srv_start(struct sft_opts *o, struct sft_params *p,
 	static struct scale_srv first;
 	int each = srv_eps_per_proc();
 	int nprocs = (npeers + each - 1) / each;
-
 	size_t shsz = sizeof(struct scale_shared) + (size_t)npeers * 256;
 	struct scale_shared *sh;
 
@@ -916,14 +916,15 @@ static void print_resends(const char *what, const struct scale_resends *r)
  * the one that runs a pass stops the other (SIGSTOP) until it is done,
  * so neither's provider threads load the other's pass: the baseline
  * has no crowd behind it, and the crowd's own work falls on its
- * passes only.  They talk over two pipes: the first client sends
- * commands ('w' warm up, 'p' a pass, 'q' quit) and the hot set's
- * names; the second answers with its name, then each command's
- * result.
+ * passes only.  They talk over a socket pair, with the sft_oob_*
+ * calls on a context that holds only its end (no endpoint, so a wait
+ * sleeps rather than drives progress): the first client sends commands
+ * ('w' warm up, 'p' a pass, 'q' quit) and the hot set's names; the
+ * second answers with its name, then each command's result.
  */
 struct scale_alone {
 	pid_t pid;
-	int cmd, res;			/* the first client's ends */
+	struct sft_ctx link;		/* the first client's end */
 };
 
 struct scale_hot_pass {
@@ -931,37 +932,11 @@ struct scale_hot_pass {
 	struct scale_resends r;
 };
 
-static void pipe_write(int fd, const void *buf, size_t len)
+/* A context for the sft_oob_* calls on fd alone. */
+static void link_init(struct sft_ctx *link, int fd)
 {
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			sft_die("hot-set pipe: write: %s", strerror(errno));
-		p += n;
-		len -= (size_t)n;
-	}
-}
-
-static void pipe_read(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = read(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			sft_die("hot-set pipe: %s", n ? strerror(errno) :
-				"the other client process ended");
-		p += n;
-		len -= (size_t)n;
-	}
+	memset(link, 0, sizeof(*link));
+	link->oob_fd = fd;
 }
 
 /* Stops process pid and waits until it is stopped. */
@@ -1024,12 +999,12 @@ static void client_warm(struct sft_ctx *c, const fi_addr_t *fa, int from,
 			int to);
 
 /* The second client process: the hot set alone. */
-static void alone_main(struct sft_opts *o, struct sft_params *p,
-		       int cmd, int res, pid_t parent, int hot, int windows)
+static void alone_main(struct sft_opts *o, struct sft_params *p, int fd,
+		       pid_t parent, int hot, int windows)
 {
 	struct fi_srd_ep_stats last = { 0 };
 	struct scale_hot_pass hp;
-	struct sft_ctx a;
+	struct sft_ctx a, link;
 	fi_addr_t *afa;
 	char name[256];
 	size_t mlen = sizeof(name);
@@ -1041,29 +1016,30 @@ static void alone_main(struct sft_opts *o, struct sft_params *p,
 		exit(SFT_EXIT_FAIL);
 	atexit(resume_other);
 	sft_start_watchdog(o);	/* alarm() is not inherited */
+	link_init(&link, fd);
 	sft_setup(&a, o, p);
 	SFT_TRY(fi_getname(&a.ep->fid, name, &mlen));
 	len = (uint32_t)mlen;
-	pipe_write(res, &len, sizeof(len));
-	pipe_write(res, name, mlen);
-	pipe_read(cmd, &len, sizeof(len));
+	sft_oob_send(&link, &len, sizeof(len));
+	sft_oob_send(&link, name, mlen);
+	sft_oob_recv(&link, &len, sizeof(len));
 	names = malloc((size_t)hot * len);
 	afa = calloc((size_t)hot, sizeof(*afa));
 	if (!names || !afa)
 		sft_die("out of memory");
-	pipe_read(cmd, names, (size_t)hot * len);
+	sft_oob_recv(&link, names, (size_t)hot * len);
 	if (fi_av_insert(a.av, names, (size_t)hot, afa, 0, NULL) != hot)
 		sft_die("fi_av_insert of the hot set (%d peers) failed", hot);
 	for (;;) {
 		char op;
 
-		pipe_read(cmd, &op, 1);
+		sft_oob_recv(&link, &op, 1);
 		if (op == 'w') {
 			client_warm(&a, afa, 0, hot);
-			pipe_write(res, &op, 1);
+			sft_oob_send(&link, &op, 1);
 		} else if (op == 'p') {
 			hot_pass(&a, o, afa, hot, windows, parent, &last, &hp);
-			pipe_write(res, &hp, sizeof(hp));
+			sft_oob_send(&link, &hp, sizeof(hp));
 		} else {
 			break;
 		}
@@ -1078,75 +1054,64 @@ static void alone_main(struct sft_opts *o, struct sft_params *p,
 static void alone_start(struct sft_opts *o, struct sft_params *p, int hot,
 			int windows, struct scale_alone *al)
 {
-	int cmd[2], res[2];
 	pid_t parent = getpid();
+	int sv[2];
 
 	fflush(stdout);
-	if (pipe(cmd) || pipe(res))
-		sft_die("pipe: %s", strerror(errno));
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		sft_die("socketpair: %s", strerror(errno));
 	al->pid = fork();
 	if (al->pid < 0)
 		sft_die("fork: %s", strerror(errno));
 	if (!al->pid) {
-		close(cmd[1]);
-		close(res[0]);
-		alone_main(o, p, cmd[0], res[1], parent, hot, windows);
+		close(sv[0]);
+		alone_main(o, p, sv[1], parent, hot, windows);
 	}
-	close(cmd[0]);
-	close(res[1]);
-	al->cmd = cmd[1];
-	al->res = res[0];
+	close(sv[1]);
+	link_init(&al->link, sv[0]);
 	atexit(resume_other);
 }
 
 static void alone_pass(struct scale_alone *al, struct scale_hot_pass *hp)
 {
-	pipe_write(al->cmd, "p", 1);
-	pipe_read(al->res, hp, sizeof(*hp));
+	sft_oob_send(&al->link, "p", 1);
+	sft_oob_recv(&al->link, hp, sizeof(*hp));
 }
 
 static void alone_stop(struct scale_alone *al)
 {
 	int status;
 
-	pipe_write(al->cmd, "q", 1);
+	sft_oob_send(&al->link, "q", 1);
+	close(al->link.oob_fd);
 	if (waitpid(al->pid, &status, 0) != al->pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status))
 		sft_die("the hot-set client process failed (status %d)",
 			status);
 }
 
-static double median(const double *v, int n)
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median, least and greatest of v[0..n), n <= 100. */
+struct scale_spread {
+	double med, min, max;
+};
+
+static struct scale_spread spread_of(const double *v, int n)
 {
 	double s[100];
 
 	memcpy(s, v, (size_t)n * sizeof(*s));
-	for (int i = 1; i < n; i++)	/* a few rounds: insertion sort */
-		for (int j = i; j > 0 && s[j - 1] > s[j]; j--) {
-			double t = s[j];
-
-			s[j] = s[j - 1];
-			s[j - 1] = t;
-		}
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
-
-static double min_of(const double *v, int n)
-{
-	double m = v[0];
-
-	for (int i = 1; i < n; i++)
-		m = v[i] < m ? v[i] : m;
-	return m;
-}
-
-static double max_of(const double *v, int n)
-{
-	double m = v[0];
-
-	for (int i = 1; i < n; i++)
-		m = v[i] > m ? v[i] : m;
-	return m;
+	qsort(s, (size_t)n, sizeof(*s), cmp_double);
+	return (struct scale_spread){
+		.med = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2,
+		.min = s[0], .max = s[n - 1],
+	};
 }
 
 /*
@@ -1167,14 +1132,15 @@ static void client_hot(struct sft_ctx *c, struct scale_alone *al,
 {
 	double al_lat[100], al_rate[100], lat[99], rate[99], xl[99], xr[99];
 	struct scale_hot_pass a[100], m[99], wake;
+	struct scale_spread sl, sr, al_l, al_r, ml, mr;
 	struct fi_srd_ep_stats last = { 0 };
 	int rounds = hot_rounds();
-	char what[64];
+	char what[64], done;
 
-	pipe_write(al->cmd, &len, sizeof(len));
-	pipe_write(al->cmd, names, (size_t)hot * len);
-	pipe_write(al->cmd, "w", 1);
-	pipe_read(al->res, what, 1);
+	sft_oob_send(&al->link, &len, sizeof(len));
+	sft_oob_send(&al->link, names, (size_t)hot * len);
+	sft_oob_send(&al->link, "w", 1);
+	sft_oob_recv(&al->link, &done, 1);
 	alone_pass(al, &wake);
 	hot_pass(c, o, fa, hot, windows, al->pid, &last, &wake);
 	for (int r = 0; r <= rounds; r++) {
@@ -1210,26 +1176,27 @@ static void client_hot(struct sft_ctx *c, struct scale_alone *al,
 	}
 	snprintf(what, sizeof(what), "closing pass, hot set alone");
 	print_resends(what, &a[rounds].r);
+	sl = spread_of(xl, rounds);
+	sr = spread_of(xr, rounds);
+	al_l = spread_of(al_lat, rounds + 1);
+	al_r = spread_of(al_rate, rounds + 1);
+	ml = spread_of(lat, rounds);
+	mr = spread_of(rate, rounds);
 	printf("hot set: %d of %d peers, the rest idle, median of %d "
 	       "rounds: alone lat %.3f us, %.4f Mmsg/s; among all lat %.3f "
-	       "us, %.4f Mmsg/s\n", hot, npeers, rounds,
-	       median(al_lat, rounds + 1), median(al_rate, rounds + 1),
-	       median(lat, rounds), median(rate, rounds));
+	       "us, %.4f Mmsg/s\n", hot, npeers, rounds, al_l.med, al_r.med,
+	       ml.med, mr.med);
 	printf("hot set among %d peers vs alone, median of %d rounds: "
 	       "latency %.2fx (%.2f-%.2f), message rate %.2fx (%.2f-%.2f) "
-	       "slower (goal <= 1.10: %s)\n", npeers, rounds,
-	       median(xl, rounds), min_of(xl, rounds), max_of(xl, rounds),
-	       median(xr, rounds), min_of(xr, rounds), max_of(xr, rounds),
-	       median(xl, rounds) <= 1.10 && median(xr, rounds) <= 1.10 ?
-	       "MET" : "MISSED");
+	       "slower (goal <= 1.10: %s)\n", npeers, rounds, sl.med, sl.min,
+	       sl.max, sr.med, sr.min, sr.max,
+	       sl.med <= 1.10 && sr.med <= 1.10 ? "MET" : "MISSED");
 	printf("RESULT op=hot size=%d hot=%d rounds=%d alone_lat_us=%.3f "
 	       "alone_mmsgs=%.4f lat_us=%.3f mmsgs=%.4f lat_x=%.3f "
 	       "rate_x=%.3f lat_x_min=%.3f lat_x_max=%.3f rate_x_min=%.3f "
-	       "rate_x_max=%.3f\n", npeers, hot, rounds,
-	       median(al_lat, rounds + 1), median(al_rate, rounds + 1),
-	       median(lat, rounds), median(rate, rounds), median(xl, rounds),
-	       median(xr, rounds), min_of(xl, rounds), max_of(xl, rounds),
-	       min_of(xr, rounds), max_of(xr, rounds));
+	       "rate_x_max=%.3f\n", npeers, hot, rounds, al_l.med, al_r.med,
+	       ml.med, mr.med, sl.med, sr.med, sl.min, sl.max, sr.min,
+	       sr.max);
 }
 
 /* Peers [from, to): one message each way, in order. */
@@ -1296,10 +1263,10 @@ static void run_client(struct sft_ctx *c, struct scale_alone *al,
 	sft_oob_send(c, &len, sizeof(len));
 	sft_oob_send(c, mine, mlen);
 	if (hot) {
-		pipe_read(al->res, &len, sizeof(len));
+		sft_oob_recv(&al->link, &len, sizeof(len));
 		if (!len || len > sizeof(mine))
 			sft_die("hot-set client address length %u", len);
-		pipe_read(al->res, mine, len);
+		sft_oob_recv(&al->link, mine, len);
 		sft_oob_send(c, &len, sizeof(len));
 		sft_oob_send(c, mine, len);
 	}
