@@ -23,9 +23,14 @@
 #                  packets as the kernel forwards them, and a UDP GSO
 #                  packet of several datagrams is one (dropped whole);
 #                  those drops are printed beside, as a cross-check;
-#   blackhole      the longest gap between receive completions that
-#                  overlaps [fault, fault + 1 s], 64 KiB messages, window
-#                  256, when the busiest link black-holes at 2 s;
+#   nofault        the longest gap between receive completions that
+#                  overlaps [2 s, 3 s] into a stream of 64 KiB messages,
+#                  window 256, with no fault: the bed's own gaps (this
+#                  machine's two cores run both ends and the routers'
+#                  forwarding), for the fault steps below to be read
+#                  against;
+#   blackhole      the same window when the busiest link black-holes at
+#                  2 s: the longest gap that overlaps [fault, fault + 1 s];
 #   linkdown       the same when that link goes down (ip link set down);
 #   ratedrop       the same when that link's rate drops tenfold;
 #   incast         4:1: four senders (sft_incast, 256 tagged messages of
@@ -125,8 +130,9 @@ r1_drops() {
 }
 
 # stream PROV SIZE WINDOW MSGS FAULT: one sft_stream pair, server in B,
-# client in A; FAULT (none, blackhole, linkdown, ratedrop) hits the
-# busiest link 2 s in.  Sets S_MBS, S_GAP_MS (the longest gap over the
+# client in A; FAULT (blackhole, linkdown, ratedrop) hits the busiest
+# link 2 s in; nofault times the same window with nothing done; none
+# times no window.  Sets S_MBS, S_GAP_MS (the longest gap over the
 # fault), S_RESENT (srd's resends), S_LOST (srd's copies lost on the
 # way), S_DUPS (copies the server received twice), S_DROPS (R1's loss
 # drops, GSO packets counting once).
@@ -154,6 +160,7 @@ stream() {
 		# CLOCK_BOOTTIME, = CLOCK_MONOTONIC where nothing suspends
 		t_fault=$(awk '{ print $1 }' /proc/uptime)
 		case $fault in
+		nofault) ;;
 		blackhole) bed blackhole "$link" >/dev/null ;;
 		linkdown) bed linkdown "$link" >/dev/null ;;
 		ratedrop)
@@ -286,8 +293,8 @@ for run in $(seq 1 "$runs"); do
 		bed loss 0 >/dev/null
 		line="  run $run $prov: MB/s at 0/1/5 % loss"
 		for loss in 0 1 5; do line+=" ${this[bw$loss]:-failed}"; done
-		line+="; longest gap (ms) blackhole/linkdown/ratedrop"
-		for fault in blackhole linkdown ratedrop; do
+		line+="; longest gap (ms) nofault/blackhole/linkdown/ratedrop"
+		for fault in nofault blackhole linkdown ratedrop; do
 			if stream "$prov" 64k 256 "$stall_msgs" "$fault"; then
 				add "$prov" "$fault" "$S_GAP_MS"
 				line+=" $S_GAP_MS"
@@ -326,11 +333,11 @@ done
 echo
 printf '%-14s %-10s %s\n' provider metric "min / median / max over the runs"
 while read -r prov; do
-	for key in bw0 bw1 bw5 frac1 frac5 resend1 resend5 blackhole linkdown ratedrop inc_mbs inc_link inc_alone inc_resent; do
+	for key in bw0 bw1 bw5 frac1 frac5 resend1 resend5 nofault blackhole linkdown ratedrop inc_mbs inc_link inc_alone inc_resent; do
 		[ -n "${V[$prov,$key]:-}" ] || continue
 		printf '%-14s %-10s %s\n' "$prov" "$key" "$(sft_mmm "${V[$prov,$key]}")"
 	done
-	for fault in blackhole linkdown ratedrop; do
+	for fault in nofault blackhole linkdown ratedrop; do
 		[ -n "${V[$prov,${fault}_stuck]:-}" ] &&
 			printf '%-14s %-10s %s\n' "$prov" "$fault" "did not complete in $(wc -w <<<"${V[$prov,${fault}_stuck]}") of $runs runs (30 s without a completion)"
 	done
@@ -351,8 +358,9 @@ if [[ " $provs " == *" srd "* ]]; then
 	printf '  %-44s %s\n' "resend ratio at 1 % loss <= 1.1" "$(sft_every "${V[srd,resend1]:-}" "<=" 1.1 "$runs")"
 	printf '  %-44s %s\n' "resend ratio at 5 % loss <= 1.1" "$(sft_every "${V[srd,resend5]:-}" "<=" 1.1 "$runs")"
 	for fault in blackhole linkdown ratedrop; do
-		printf '  %-44s %s\n' "$fault: longest gap <= 10 ms" "$(sft_every "${V[srd,$fault]:-}" "<=" 10 "$runs")"
+		printf '  %-44s %s  (%s ms)\n' "$fault: longest gap <= 10 ms" "$(sft_every "${V[srd,$fault]:-}" "<=" 10 "$runs")" "$(sft_mmm "${V[srd,$fault]:-}")"
 	done
+	printf '  %-44s %s ms\n' "(the same window with no fault, for scale)" "$(sft_mmm "${V[srd,nofault]:-}")"
 	printf '  %-44s %s  (%s)\n' "incast 4:1: >= 85 % of the receiver's link" "$(sft_every "${V[srd,inc_link]:-}" ">=" 0.85 "$runs")" "$(sft_mmm "${V[srd,inc_link]:-}")"
 	printf '  %-44s %s  (%s %%)\n' "incast 4:1: < 2 % of the packets resent" "$(sft_every "${V[srd,inc_resent]:-}" "<" 2 "$runs")" "$(sft_mmm "${V[srd,inc_resent]:-}")"
 fi

@@ -1169,6 +1169,103 @@ Test(tp, lone_packets_on_a_black_hole_are_probed)
 	teardown_all();
 }
 
+/* The first copy's path of each test packet node 0 sends (a memnet tap;
+ * UINT16_MAX: not sent yet). */
+struct first_path_log {
+	uint16_t path[512];
+};
+
+static void first_path_tap(void *arg, const union srd_wire_addr *src,
+			   const union srd_wire_addr *dst, const void *buf,
+			   size_t len, bool ctrl)
+{
+	struct first_path_log *log = arg;
+	const struct srd_base_hdr *base = buf;
+	uint32_t id;
+
+	(void)dst;
+	(void)ctrl;
+	if (len < sizeof(*base) + sizeof(id) || base->type != SRD_PKT_EAGER ||
+	    srd_wire_addr_port(src) !=
+		    srd_wire_addr_port(&nodes[0].wire->addr))
+		return;
+	memcpy(&id, (const uint8_t *)buf + sizeof(*base), sizeof(id));
+	if (id < 512 && log->path[id] == UINT16_MAX)
+		log->path[id] = base->path;
+}
+
+/* Paths that delivered fast before a black hole are on the recycle ring
+ * (spec 5.12), some of them more than once.  A path that loses a packet
+ * leaves the ring at once: else each of its entries sends one more new
+ * packet into the black hole, each a probe or a timeout (with a window
+ * cut to a packet after a timeout, 4 ms each on the fault bed).  Lone
+ * packets after half the paths black-hole: a new packet goes to a dead
+ * path that already lost one only when round robin explores it. */
+Test(tp, a_path_that_loses_leaves_the_recycle_ring)
+{
+	const uint32_t warm = 64, count = 192;
+	struct test_pkt *pkts = make_pkts(warm + count, 64);
+	union srd_wire_addr a1 = node_addr(1);
+	static struct first_path_log log;
+	struct srd_tp_peer *peer;
+	uint32_t lost_on[16] = { 0 }, again = 0, onto_dead = 0, stale = 0;
+	uint64_t resends0;
+
+	for (uint32_t i = 0; i < 512; i++)
+		log.path[i] = UINT16_MAX;
+	setup_net(0, 0, 0);
+	node_open(0, 16, 5 * SRD_NS_PER_S);
+	node_open(1, 16, 5 * SRD_NS_PER_S);
+	peer = srd_tp_peer_get(&nodes[0].tp, &a1);
+	/* bursts of 16: their fast acks fill the ring */
+	for (uint32_t i = 0; i < warm; i += 16) {
+		for (uint32_t j = i; j < i + 16; j++)
+			srd_tp_send(&nodes[0].tp, peer, &pkts[j].tp);
+		while (nodes[0].acked < i + 16)
+			step(2);
+	}
+	cr_assert_gt(peer->tx->recycle_cnt, 8, "the ring holds %u",
+		     peer->tx->recycle_cnt);
+	srd_memnet_set_path_drop(net, 0x00ff);	/* paths 0-7, both ways */
+	srd_memnet_set_tap(net, first_path_tap, &log);
+	resends0 = nodes[0].tp.cnt.retx_probe + nodes[0].tp.cnt.retx_timeout;
+	for (uint32_t i = warm; i < warm + count; i++) {
+		uint64_t t0 = srd_memnet_now(net);
+		uint16_t path;
+
+		srd_tp_send(&nodes[0].tp, peer, &pkts[i].tp);
+		while (nodes[0].acked < i + 1 &&
+		       srd_memnet_now(net) - t0 < SRD_NS_PER_S)
+			step(2);
+		cr_assert_eq(nodes[0].acked, i + 1, "packet %u", i);
+		path = log.path[i];
+		cr_assert_lt(path, 16, "packet %u: first copy not seen", i);
+		if (path >= 8)
+			continue;
+		onto_dead++;
+		again += lost_on[path] > 0;
+		lost_on[path]++;
+		/* it was resent (the path is dead): its path, suspect now,
+		 * has no entry left on the ring */
+		for (uint8_t k = 0; k < peer->tx->recycle_cnt; k++)
+			stale += peer->tx->recycle[(peer->tx->recycle_head + k) %
+						   SRD_TP_RECYCLE_MAX] == path;
+	}
+	srd_memnet_set_tap(net, NULL, NULL);
+	for (uint32_t i = 0; i < warm + count; i++)
+		cr_assert_eq(nodes[1].seen[i], 1, "packet %u", i);
+	cr_log_info("recycle ring: %u of %u new packets onto dead paths, %u "
+		    "onto one that had lost already; %lu resends; %u ring "
+		    "entries of a path just resent from",
+		    onto_dead, count, again,
+		    nodes[0].tp.cnt.retx_probe + nodes[0].tp.cnt.retx_timeout -
+			    resends0, stale);
+	cr_assert_gt(onto_dead, 0, "no new packet met the black hole");
+	cr_assert_eq(stale, 0);
+	free(pkts);
+	teardown_all();
+}
+
 /* Records the path of each datagram of one type that one node sends
  * (a memnet tap): which paths its data or its acks took, and when. */
 struct path_log {
@@ -2356,6 +2453,7 @@ static struct {
 	uint32_t n;
 	uint64_t slow_ns;
 	bool hold;		/* hold node 0's data datagrams */
+	uint32_t drop_acks;	/* drop node 1's next ACKs, this many */
 } slow_fab;
 
 static void slow_fab_send(void *arg, struct srd_memnet_pkt *pkt,
@@ -2367,6 +2465,13 @@ static void slow_fab_send(void *arg, struct srd_memnet_pkt *pkt,
 
 	(void)arg;
 	srd_memnet_pkt_info(pkt, &info);
+	if (slow_fab.drop_acks && memcmp(info.src, &a0, sizeof(a0.sin)) &&
+	    info.len >= sizeof(struct srd_base_hdr) &&
+	    ((const struct srd_base_hdr *)info.data)->type == SRD_PKT_ACK) {
+		slow_fab.drop_acks--;
+		srd_memnet_drop(net, pkt);
+		return;
+	}
 	if (path == 0 && !memcmp(info.src, &a0, sizeof(a0.sin)))
 		at += slow_fab.slow_ns;
 	if (slow_fab.hold && !info.ctrl && !memcmp(info.src, &a0, sizeof(a0.sin)))
@@ -2578,6 +2683,51 @@ Test(tp, a_lost_packet_acked_after_the_timeout_is_settled_undoes_nothing)
 			slow_fab.at[i] = srd_memnet_now(net);
 	slow_fab_until_done(count, SRD_NS_PER_S);
 	assert_exactly_once(pkts, count);
+	free(warm);
+	free(pkts);
+	teardown_all();
+}
+
+/* A flight of eight, more than a probe's tail, whose one ack (a full
+ * batch's, on one path) is lost: the sender, its timer stretched to 5 ms
+ * (as receiver stalls stretch it on a busy host), sends nothing until
+ * it hears.  The receiver repeats that ack, on two paths, when no new
+ * packet follows it within its RTO floor (spec 5.7): the flight is acked
+ * within a millisecond, with no timeout and no copy resent. */
+Test(tp, a_flights_only_ack_is_repeated_when_nothing_follows)
+{
+	const uint32_t count = 8;
+	struct test_pkt *warm = make_pkts(1, 200), *pkts = make_pkts(count, 200);
+	struct srd_tp_peer *peer = slow_fab_pair(0);
+	uint64_t acks1, t0;
+
+	srd_tp_send(&nodes[0].tp, peer, &warm[0].tp);
+	slow_fab_until_done(1, SRD_NS_PER_S);
+	cr_assert_eq(nodes[0].acked, 1);
+	pair_rearm(pkts, 0);
+	nodes[0].tp.cfg.rto_min_ns = 5 * SRD_NS_PER_MS;
+	peer->rto_ns = 5 * SRD_NS_PER_MS;
+	peer->tx->cwnd = count;
+	acks1 = nodes[1].tp.cnt.tx_acks;
+	slow_fab.drop_acks = 1;
+	t0 = srd_memnet_now(net);
+	for (uint32_t id = 0; id < count; id++)
+		srd_tp_send(&nodes[0].tp, peer, &pkts[id].tp);
+	cr_assert_eq(peer->tx->inflight, count);
+	slow_fab_until_done(count, 100 * SRD_NS_PER_MS);
+	cr_assert_eq(slow_fab.drop_acks, 0, "no ack was dropped");
+	cr_assert_eq(nodes[0].acked, count);
+	assert_exactly_once(pkts, count);
+	cr_log_info("flight acked in %lu us, %lu acks",
+		    (srd_memnet_now(net) - t0) / 1000,
+		    nodes[1].tp.cnt.tx_acks - acks1);
+	cr_assert_lt(srd_memnet_now(net) - t0, SRD_NS_PER_MS,
+		     "the flight took %lu ns", srd_memnet_now(net) - t0);
+	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, 0);
+	cr_assert_eq(nodes[0].tp.cnt.retx_probe, 0);
+	cr_assert_eq(nodes[1].tp.cnt.rx_dup, 0);
+	/* the lost one, then the repeat on two paths */
+	cr_assert_eq(nodes[1].tp.cnt.tx_acks - acks1, 3);
 	free(warm);
 	free(pkts);
 	teardown_all();

@@ -501,7 +501,8 @@ static void tp_fire_timer(struct srd_tp *tp, struct srd_tp_peer *peer,
 		 * not lose it. */
 		if (tp_ack_defer(tp, peer, now)) {
 			/* rearmed below */
-		} else if (peer->rx_unacked || peer->ack_now) {
+		} else if (peer->rx_unacked || peer->ack_now ||
+			   peer->ack_repeat) {
 			peer->ack_twice = true;
 			srd_tp_ack_send(tp, peer);
 		} else {

@@ -334,6 +334,9 @@ struct srd_tp_peer {
 	bool rx_rnr;			/* the next ack says receiver-not-ready */
 	bool ack_twice;			/* the next ack goes on two paths */
 	bool ack_now;
+	/* ack_deadline repeats the last ack, which went on one path: unless
+	 * a new packet comes first, it may have been a flight's only one */
+	bool ack_repeat;
 	/* a send found no memory for tx: later ones follow it onto
 	 * srd_tp.tx_nomem until the session fails (srd_tp_send) */
 	bool tx_nomem;

@@ -214,6 +214,26 @@ static void tp_path_recycle(struct srd_tp_peer *peer, uint16_t path)
 	tx->recycle_cnt++;
 }
 
+/* Takes every entry of path off the ring, keeping the others' order: a
+ * path that just lost a packet is no longer one that delivers fast, and
+ * entries it earned before a black hole would each send one more new
+ * packet into it (with the window cut to a packet or two after a
+ * timeout, one timeout per entry). */
+static void tp_recycle_forget(struct srd_tp_peer_tx *tx, uint16_t path)
+{
+	uint8_t kept = 0;
+
+	for (uint8_t k = 0; k < tx->recycle_cnt; k++) {
+		uint16_t i = tx->recycle[(tx->recycle_head + k) %
+					 SRD_TP_RECYCLE_MAX];
+
+		if (i != path)
+			tx->recycle[(tx->recycle_head + kept++) %
+				    SRD_TP_RECYCLE_MAX] = i;
+	}
+	tx->recycle_cnt = kept;
+}
+
 uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  int avoid)
 {
@@ -523,7 +543,8 @@ void srd_tp_path_suspect(struct srd_tp_peer *peer, uint16_t path)
 
 	if (peer->good_path == path)
 		peer->good_path = SRD_TP_PATH_NONE;
-
+	if (peer->tx)
+		tp_recycle_forget(peer->tx, path);
 	if (p->loss_score < (SRD_TP_PATH_SKIP_MAX + 1) * SRD_TP_PATH_LOSS_SCORE)
 		p->loss_score += SRD_TP_PATH_LOSS_SCORE;
 }
@@ -535,6 +556,8 @@ void srd_tp_path_lost(struct srd_tp *tp, struct srd_tp_peer *peer,
 
 	if (peer->good_path == path)
 		peer->good_path = SRD_TP_PATH_NONE;
+	if (peer->tx)
+		tp_recycle_forget(peer->tx, path);
 	p->losses++;
 	p->consec_losses++;
 	if (p->loss_score < (SRD_TP_PATH_SKIP_MAX + 1) * SRD_TP_PATH_LOSS_SCORE)

@@ -29,7 +29,9 @@ static void tp_ack_schedule(struct srd_tp *tp, struct srd_tp_peer *peer,
 		}
 		return;
 	}
-	if (!peer->ack_deadline) {
+	/* a repeat's deadline is later than the delay this packet is owed */
+	if (!peer->ack_deadline || peer->ack_repeat) {
+		peer->ack_repeat = false;
 		peer->ack_deadline = srd_tp_now(tp) + tp->cfg.ack_delay_ns;
 		srd_tp_peer_rearm(tp, peer);
 	}
@@ -252,11 +254,30 @@ static void tp_ack_clear(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
 	peer->rx_unacked = 0;
 	peer->ack_now = false;
+	peer->ack_repeat = false;
 	srd_dlist_remove(&peer->ack_entry);
 	if (peer->ack_deadline) {
 		peer->ack_deadline = 0;
 		srd_tp_peer_rearm(tp, peer);
 	}
+}
+
+/*
+ * An ack that went on one path (a full batch's, a hole's) is repeated,
+ * on two others, when no new packet follows it within the RTO floor:
+ * a sender whose window that ack was to open sends nothing until it
+ * arrives, and with more than a probe's tail in flight it waits for its
+ * timer, which receiver stalls may have stretched to milliseconds (on
+ * the fault bed, one such lost ack of a ten-packet flight stalled the
+ * stream 12 ms: a timeout of 5.7 ms, then its resend waiting for room
+ * until the doubled one).  A stream's next packets cancel the repeat,
+ * and so does a piggyback (the answer carries the point).
+ */
+static void tp_ack_repeat_arm(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	peer->ack_repeat = true;
+	peer->ack_deadline = srd_tp_now(tp) + tp->cfg.rto_min_ns;
+	srd_tp_peer_rearm(tp, peer);
 }
 
 void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer)
@@ -314,6 +335,8 @@ void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer)
 		srd_tp_post_raw(tp, peer, &iov, 1, pkt.base.path);
 		tp->cnt.tx_acks++;
 		peer->ack_paths_since |= 1u << (pkt.base.path % 32);
+	} else if (tp->wire->npaths > 1) {
+		tp_ack_repeat_arm(tp, peer);
 	}
 }
 
@@ -328,6 +351,7 @@ void srd_tp_ack_note_piggyback(struct srd_tp *tp, struct srd_tp_peer *peer)
 		return;
 	peer->rx_unacked = 0;
 	peer->ack_now = false;
+	peer->ack_repeat = false;
 	srd_dlist_remove(&peer->ack_entry);
 	/* The newest packet is acked now: a later ack (of a duplicate, say,
 	 * if this one is lost) must not echo the time since as its hold,
