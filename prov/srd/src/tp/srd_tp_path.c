@@ -554,14 +554,10 @@ void srd_tp_path_lost(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	struct srd_tp_path *p = &peer->paths[path];
 
-	if (peer->good_path == path)
-		peer->good_path = SRD_TP_PATH_NONE;
-	if (peer->tx)
-		tp_recycle_forget(peer->tx, path);
+	/* all a suspicion does, and it counts towards DOWN */
+	srd_tp_path_suspect(peer, path);
 	p->losses++;
 	p->consec_losses++;
-	if (p->loss_score < (SRD_TP_PATH_SKIP_MAX + 1) * SRD_TP_PATH_LOSS_SCORE)
-		p->loss_score += SRD_TP_PATH_LOSS_SCORE;
 	if (p->state == SRD_TP_PATH_UP &&
 	    p->consec_losses >= SRD_TP_PATH_DOWN_AFTER &&
 	    tp_path_other_up(tp, peer, path)) {

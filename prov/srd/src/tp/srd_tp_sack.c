@@ -249,35 +249,32 @@ uint32_t srd_tp_rx_grant(struct srd_tp *tp)
 	return tp->rx_grant_now;	/* kept current by both changes of n */
 }
 
-
-static void tp_ack_clear(struct srd_tp *tp, struct srd_tp_peer *peer)
+/*
+ * Settles what is owed and sets the deadline that follows the ack about
+ * to go: 0, or a repeat's.  An ack that goes on one path (a full
+ * batch's, a hole's) is repeated, on two others, when no new packet
+ * follows it within the RTO floor: a sender whose window that ack was
+ * to open sends nothing until it arrives, and with more than a probe's
+ * tail in flight it waits for its timer, which receiver stalls may have
+ * stretched to milliseconds (on the fault bed, one such lost ack of a
+ * ten-packet flight stalled the stream 12 ms: a timeout of 5.7 ms, then
+ * its resend waiting for room until the doubled one).  A stream's next
+ * packets cancel the repeat, and so does a piggyback (the answer
+ * carries the point).  One re-keying of the timer for both.
+ */
+static void tp_ack_clear(struct srd_tp *tp, struct srd_tp_peer *peer,
+			 bool repeat)
 {
+	uint64_t deadline = repeat ? srd_tp_now(tp) + tp->cfg.rto_min_ns : 0;
+
 	peer->rx_unacked = 0;
 	peer->ack_now = false;
-	peer->ack_repeat = false;
+	peer->ack_repeat = repeat;
 	srd_dlist_remove(&peer->ack_entry);
-	if (peer->ack_deadline) {
-		peer->ack_deadline = 0;
+	if (peer->ack_deadline || deadline) {
+		peer->ack_deadline = deadline;
 		srd_tp_peer_rearm(tp, peer);
 	}
-}
-
-/*
- * An ack that went on one path (a full batch's, a hole's) is repeated,
- * on two others, when no new packet follows it within the RTO floor:
- * a sender whose window that ack was to open sends nothing until it
- * arrives, and with more than a probe's tail in flight it waits for its
- * timer, which receiver stalls may have stretched to milliseconds (on
- * the fault bed, one such lost ack of a ten-packet flight stalled the
- * stream 12 ms: a timeout of 5.7 ms, then its resend waiting for room
- * until the doubled one).  A stream's next packets cancel the repeat,
- * and so does a piggyback (the answer carries the point).
- */
-static void tp_ack_repeat_arm(struct srd_tp *tp, struct srd_tp_peer *peer)
-{
-	peer->ack_repeat = true;
-	peer->ack_deadline = srd_tp_now(tp) + tp->cfg.rto_min_ns;
-	srd_tp_peer_rearm(tp, peer);
 }
 
 void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer)
@@ -290,7 +287,8 @@ void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer)
 	uint32_t grant;
 	struct iovec iov = { .iov_base = &pkt };
 
-	tp_ack_clear(tp, peer);
+	tp_ack_clear(tp, peer, peer->rx_active && tp->wire->npaths > 1 &&
+				       !peer->ack_twice);
 	if (!peer->rx_active)
 		return;
 	uint16_t path = srd_tp_path_pick_ack(tp, peer);
@@ -335,8 +333,6 @@ void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer)
 		srd_tp_post_raw(tp, peer, &iov, 1, pkt.base.path);
 		tp->cnt.tx_acks++;
 		peer->ack_paths_since |= 1u << (pkt.base.path % 32);
-	} else if (tp->wire->npaths > 1) {
-		tp_ack_repeat_arm(tp, peer);
 	}
 }
 
