@@ -65,12 +65,79 @@ struct result {
 	int64_t reroute_ns;		/* -1: never */
 	int64_t last_data_drop_ns;	/* after the fault; -1: none */
 	double share_before, share_after;	/* faulty link's data share */
+	/* a2a, perm: the spine tier (leaf->spine and spine->leaf links):
+	 * the busiest link's bytes against the tier's mean, the time that
+	 * link took to send them, and the busiest's share had every path
+	 * of a flow carried the same bytes (what spreading evenly over the
+	 * paths the hash gave would do); 0 with a single leaf */
+	double spine_max_ratio, spine_even_ratio;
+	uint64_t spine_busy_ns;
 	double wall_s;
 	uint64_t rss_kb, events, pkts_max_in_flight;
 	uint64_t peers, peer_bytes, idle_peer_bytes, rings;
 	uint64_t spell_peer_bytes, spell_compacted;	/* sim_idle_spell */
 	int status;			/* 0: the run finished */
 };
+
+/* --- the spine tier's load ---------------------------------------------- */
+
+/* Busiest of a tier's per-link loads against their mean. */
+static double tier_max_ratio(const double *load, uint32_t n, uint32_t *at)
+{
+	double sum = 0, max = 0;
+
+	*at = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		sum += load[i];
+		if (load[i] > max) {
+			max = load[i];
+			*at = i;
+		}
+	}
+	return sum > 0 ? max * n / sum : 0;
+}
+
+/* What the spine tier carried in the run (every byte: data, resends,
+ * acks), and what it would have carried had each flow spread its
+ * payload evenly over the paths it was given: the busiest link is what
+ * a job of equal flows waits for, however fast the rest are. */
+static void spine_load(struct sim *sim, uint16_t paths, struct result *r)
+{
+	struct sim_fabric *fab = &sim->fab;
+	uint32_t n = 2 * fab->topo.leaves * fab->topo.spines, at;
+	uint32_t first = 2 * fab->topo.hosts;
+	double *load = calloc(n, sizeof(*load));
+
+	if (!load || fab->topo.leaves < 2) {
+		free(load);
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		load[i] = (double)fab->links[first + i].bytes;
+	r->spine_max_ratio = tier_max_ratio(load, n, &at);
+	r->spine_busy_ns = fab->links[first + at].bytes *
+			   fab->links[first + at].ps_per_byte / 1000;
+	memset(load, 0, n * sizeof(*load));
+	for (uint32_t m = 0; m < sim->nmsgs; m++) {
+		const struct sim_msg *msg = &sim->msgs[m];
+		uint32_t sl = msg->src / fab->topo.per_leaf;
+		uint32_t dl = msg->dst / fab->topo.per_leaf;
+
+		if (sl == dl || msg->warm)
+			continue;
+		for (uint16_t p = 0; p < paths; p++) {
+			uint32_t sp = sim_ecmp_spine(fab, sl, msg->src,
+						     msg->dst, p);
+
+			load[sim_link_leaf_up(fab, sl, sp) - fab->links -
+			     first] += (double)msg->size / paths;
+			load[sim_link_spine_down(fab, sp, dl) - fab->links -
+			     first] += (double)msg->size / paths;
+		}
+	}
+	r->spine_even_ratio = tier_max_ratio(load, n, &at);
+	free(load);
+}
 
 /* --- traffic ------------------------------------------------------------ */
 
@@ -464,6 +531,8 @@ static int run_one(const struct opts *o, uint32_t size, uint16_t paths,
 		r->drop_fault += sim.fab.links[i].drop_fault;
 	}
 	r->queue_max = sim_link_host_down(&sim.fab, 0)->queue_max;
+	if (o->sc == SC_A2A || o->sc == SC_PERM)
+		spine_load(&sim, paths, r);
 	r->reroute_ns = -1;
 	r->last_data_drop_ns = -1;
 	if (o->sc == SC_FAIL) {
@@ -690,6 +759,23 @@ static void print_hosts_done(const struct opts *o, const struct result *r)
 	       us(r->host_p90), 100.0 * r->ideal_ns / r->host_p90,
 	       us(r->host_p99), 100.0 * r->ideal_ns / r->host_p99,
 	       us(r->time_ns), 100.0 * r->ideal_ns / r->time_ns);
+}
+
+/* a2a, perm: how evenly the spine tier was loaded (spine_load). */
+static void print_spine_load(const struct opts *o, const struct result *r)
+{
+	char mode[16];
+
+	if (r->status || !r->spine_max_ratio ||
+	    (o->sc != SC_A2A && o->sc != SC_PERM))
+		return;
+	printf("spine load: %u hosts, %s: the busiest spine-tier link"
+	       " carried %.2fx the tier's mean, which took it %.0f µs"
+	       " (%.1f %% of the limit); spread evenly over each flow's"
+	       " paths, the busiest would carry %.2fx\n", r->hosts,
+	       mode_name((uint16_t)r->paths, mode, sizeof(mode)),
+	       r->spine_max_ratio, us(r->spine_busy_ns),
+	       100.0 * r->ideal_ns / r->spine_busy_ns, r->spine_even_ratio);
 }
 
 /* gnuplot script for the scenario's plots; run when gnuplot exists. */
@@ -1019,6 +1105,8 @@ int main(int argc, char **argv)
 		print_cost(&res[i]);
 	for (int i = 0; i < n; i++)
 		print_hosts_done(&o, &res[i]);
+	for (int i = 0; i < n; i++)
+		print_spine_load(&o, &res[i]);
 	if (o.out)
 		plots(&o, res, n);
 	c = 0;

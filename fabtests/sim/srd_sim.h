@@ -108,6 +108,10 @@ struct sim_link *sim_link_leaf_up(struct sim_fabric *fab, uint32_t leaf,
 				  uint32_t spine);
 struct sim_link *sim_link_spine_down(struct sim_fabric *fab, uint32_t spine,
 				     uint32_t leaf);
+/* The spine leaf sends a packet of src to dst on path through: ECMP's
+ * hash of the addresses and the path id, or --ecmp spread's rule. */
+uint32_t sim_ecmp_spine(const struct sim_fabric *fab, uint32_t leaf,
+			uint32_t src, uint32_t dst, uint16_t path);
 union srd_wire_addr sim_host_addr(uint32_t host);
 /* The host of an address, or UINT32_MAX. */
 uint32_t sim_addr_host(const union srd_wire_addr *addr);

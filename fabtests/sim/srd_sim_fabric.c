@@ -165,8 +165,8 @@ static uint64_t mix64(uint64_t x)
 /* The spine a leaf sends this flow to: a hash of the addresses and the
  * path id (the UDP source port of a real packet), salted per leaf as
  * switches are, so that one leaf's choice says nothing of another's. */
-static uint32_t ecmp_spine(const struct sim_fabric *fab, uint32_t leaf,
-			   uint32_t src, uint32_t dst, uint16_t path)
+uint32_t sim_ecmp_spine(const struct sim_fabric *fab, uint32_t leaf,
+			uint32_t src, uint32_t dst, uint16_t path)
 {
 	uint64_t h = mix64(fab->salt[0] ^ leaf);
 
@@ -230,7 +230,7 @@ static void fabric_send(void *arg, struct srd_memnet_pkt *mp, uint16_t path)
 	p->link[p->nlinks++] = (uint32_t)(sim_link_host_up(fab, src) -
 					  fab->links);
 	if (sleaf != dleaf) {
-		uint32_t spine = ecmp_spine(fab, sleaf, src, dst, path);
+		uint32_t spine = sim_ecmp_spine(fab, sleaf, src, dst, path);
 
 		p->link[p->nlinks++] = (uint32_t)(
 			sim_link_leaf_up(fab, sleaf, spine) - fab->links);
