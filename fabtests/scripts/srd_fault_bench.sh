@@ -92,11 +92,12 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-for step in $steps; do
-	[[ " $all_steps " == *" $step "* ]] ||
-		{ echo "srd_fault_bench.sh: -s: no step '$step' (steps: $all_steps)" >&2; exit 2; }
+read -ra step_list <<<"$steps"	# no globbing of what -s was given
+[ "${#step_list[@]}" -gt 0 ] || usage
+for s in "${step_list[@]}"; do
+	[[ " $all_steps " == *" $s "* ]] ||
+		{ echo "srd_fault_bench.sh: -s: no step '$s' (steps: $all_steps)" >&2; exit 2; }
 done
-[ -n "${steps// /}" ] || usage
 # step NAME: whether this run takes that step (-s)
 step() { [[ " $steps " == *" $1 "* ]]; }
 
@@ -315,7 +316,10 @@ for run in $(seq 1 "$runs"); do
 			for loss in 0 1 5; do line+=" ${this[bw$loss]:-failed}"; done
 			line+=";"
 		fi
-		line+=" longest gap (ms)"
+		if step nofault || step blackhole || step linkdown ||
+		   step ratedrop; then
+			line+=" longest gap (ms)"
+		fi
 		for fault in nofault blackhole linkdown ratedrop; do
 			step "$fault" || continue
 			line+=" $fault"

@@ -770,9 +770,10 @@ static void print_spine_load(const struct opts *o, const struct result *r)
 	    (o->sc != SC_A2A && o->sc != SC_PERM))
 		return;
 	printf("spine load: %u hosts, %s: the busiest spine-tier link"
-	       " carried %.2fx the tier's mean, which took it %.0f µs"
-	       " (%.1f %% of the limit); spread evenly over each flow's"
-	       " paths, the busiest would carry %.2fx\n", r->hosts,
+	       " carried %.2fx the tier's mean and was busy %.0f µs (a run"
+	       " that long would reach %.1f %% of the limit); had each flow"
+	       " spread its payload evenly over its paths, the busiest would"
+	       " carry %.2fx\n", r->hosts,
 	       mode_name((uint16_t)r->paths, mode, sizeof(mode)),
 	       r->spine_max_ratio, us(r->spine_busy_ns),
 	       100.0 * r->ideal_ns / r->spine_busy_ns, r->spine_even_ratio);

@@ -78,7 +78,7 @@ section() {
 		echo
 	fi
 	if grep -q '^spine load' "$tmp/$name.txt"; then
-		echo 'How evenly the spine tier was loaded (every byte its links carried: data, resends, acks):'
+		echo 'How evenly the spine tier was loaded (what its links carried: data, resends, acks; the even share: payload only):'
 		echo
 		grep '^spine load' "$tmp/$name.txt" | sed 's/^spine load: /- /'
 		echo
@@ -327,11 +327,12 @@ no message layer's part).
   (\`--path-recycle 0\`, 256 hosts) 1.76x, 143 µs of 146.  Each flow
   spreading its bytes evenly over the 16 paths the hash gave it would
   load the busiest link 1.79x the mean: recycling takes that to 1.2x.
-  The runs end 6 µs after their busiest link is done (9 at 1,024
-  hosts), so 85 % of the limit (99 µs) needs it done by about 93 µs,
-  about 1.15x the mean; where no two paths share a spine and nothing is
-  recycled (\`--ecmp spread --path-recycle 0\`, 256 hosts) it carries
-  1.06x, is done at 85 µs, and the run reaches 92.4 %.  Tried in place of
+  A link's busy time is a floor under the run's, and these runs took
+  6 µs more (9 at 1,024 hosts), so 85 % of the limit (99 µs) asks for a
+  busiest link busy about 93 µs at most, about 1.15x the mean; where no
+  two paths share a spine and nothing is recycled (\`--ecmp spread
+  --path-recycle 0\`, 256 hosts, a run of its own) it carries 1.06x, is
+  busy 85 µs, and the run reaches 92.4 %.  Tried in place of
   recycling and not kept (code changes that no option reproduces;
   seed 1, sessions open, 256 / 1,024 hosts): each new packet on the
   path with the fewest packets in flight, 78.7 / 73.0 %; the same
