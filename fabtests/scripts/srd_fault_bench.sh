@@ -100,6 +100,11 @@ for s in "${step_list[@]}"; do
 done
 # step NAME: whether this run takes that step (-s)
 step() { [[ " $steps " == *" $1 "* ]]; }
+# the stall steps it takes, in their order
+stall_steps=
+for s in nofault blackhole linkdown ratedrop; do
+	step "$s" && stall_steps+=" $s"
+done
 
 if [ "$(id -u)" != 0 ]; then
 	echo "SKIP: srd_fault_bench.sh needs root (network namespaces)"
@@ -316,12 +321,8 @@ for run in $(seq 1 "$runs"); do
 			for loss in 0 1 5; do line+=" ${this[bw$loss]:-failed}"; done
 			line+=";"
 		fi
-		if step nofault || step blackhole || step linkdown ||
-		   step ratedrop; then
-			line+=" longest gap (ms)"
-		fi
-		for fault in nofault blackhole linkdown ratedrop; do
-			step "$fault" || continue
+		[ -n "$stall_steps" ] && line+=" longest gap (ms)"
+		for fault in $stall_steps; do
 			line+=" $fault"
 			if stream "$prov" 64k 256 "$stall_msgs" "$fault"; then
 				add "$prov" "$fault" "$S_GAP_MS"
@@ -355,7 +356,7 @@ for run in $(seq 1 "$runs"); do
 		fi
 		bed rate 0 hosts >/dev/null && bed rate "$rate" >/dev/null ||
 			{ echo "bed: the rates could not be restored"; exit 1; }
-		echo "$line"
+		echo "${line/:;/:}"	# no loss or stall step before the incast
 	done < <(tr ' ' '\n' <<<"$provs" | sed '/^$/d')
 done
 

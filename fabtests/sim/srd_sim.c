@@ -104,19 +104,22 @@ static double tier_max_ratio(const double *load, uint32_t n, uint32_t *at)
 static void spine_load(struct sim *sim, uint16_t paths, struct result *r)
 {
 	struct sim_fabric *fab = &sim->fab;
-	uint32_t n = 2 * fab->topo.leaves * fab->topo.spines, at;
-	uint32_t first = 2 * fab->topo.hosts;
-	double *load = calloc(n, sizeof(*load));
+	/* the tier: every leaf's uplinks, then every spine's downlinks,
+	 * the last links of the array */
+	const struct sim_link *tier = sim_link_leaf_up(fab, 0, 0);
+	uint32_t first = (uint32_t)(tier - fab->links);
+	uint32_t n = fab->nlinks - first, at;
+	double *load;
 
-	if (!load || fab->topo.leaves < 2) {
-		free(load);
+	if (fab->topo.leaves < 2)
 		return;
-	}
+	load = calloc(n, sizeof(*load));
+	if (!load)
+		return;
 	for (uint32_t i = 0; i < n; i++)
-		load[i] = (double)fab->links[first + i].bytes;
+		load[i] = (double)tier[i].bytes;
 	r->spine_max_ratio = tier_max_ratio(load, n, &at);
-	r->spine_busy_ns = fab->links[first + at].bytes *
-			   fab->links[first + at].ps_per_byte / 1000;
+	r->spine_busy_ns = tier[at].bytes * tier[at].ps_per_byte / 1000;
 	memset(load, 0, n * sizeof(*load));
 	for (uint32_t m = 0; m < sim->nmsgs; m++) {
 		const struct sim_msg *msg = &sim->msgs[m];
