@@ -8,6 +8,12 @@
 # "sftecmp<pid>") and the bed is always removed on exit.  Cases (-o, comma
 # separated, default all):
 #
+#   faults     the bed's faultcmds, which srd_fault_bench.sh runs at its
+#              faults: the two commands of each kind, run with eval, do
+#              what they name in both routers (l2 black-holed, l3 down,
+#              l1 at 20 Mbit/s) and "none" changes nothing; the bed's
+#              undo commands (unblackhole, linkup, rate) restore each;
+#              a bad kind, link, rate or argument count is refused.
 #   integrity  under LOSS1 and LOSS2 % (default 1, 5) loss on every link
 #              (every IPv4 packet, TCP too): sft_pingpong of one
 #              INTEG_PP_SIZE (64m) message each way, and sft_bw of
@@ -67,13 +73,13 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 prov=srd
-cases=integrity,spray,failover,incast,deadpeer,restart
+cases=faults,integrity,spray,failover,incast,deadpeer,restart
 total=280
 verbose=0
 
 usage() {
 	echo "usage: $0 [-p PROVIDER] [-o CASES] [-t SECONDS] [-v]" >&2
-	echo "cases: integrity,spray,failover,incast,deadpeer,restart" >&2
+	echo "cases: faults,integrity,spray,failover,incast,deadpeer,restart" >&2
 	exit 2
 }
 
@@ -89,7 +95,7 @@ done
 case "$total" in ''|*[!0-9]*) usage ;; esac
 for c in ${cases//,/ }; do
 	case "$c" in
-	integrity|spray|failover|incast|deadpeer|restart) ;;
+	faults|integrity|spray|failover|incast|deadpeer|restart) ;;
 	*) echo "unknown case '$c'" >&2; usage ;;
 	esac
 done
@@ -310,6 +316,76 @@ mbs_of() {	# FILE: the MB/s column (as the header names it) of the last
 }
 
 # ---------------------------------------------------------------------------
+# the routers' view of the links a fault touches: state, qdisc and the
+# black-holed set, both routers
+routers_state() {
+	local r
+	for r in r1 r2; do
+		ip -n "$name-$r" -br link show | awk '$1 ~ /^l[0-9]+@/ { print $1, $2 }'
+		tc -n "$name-$r" qdisc show | grep ' dev l[0-9]' | sed 's/qdisc [a-z_]* [0-9a-f]*: //'
+		ip netns exec "$name-$r" nft list ruleset |
+			awk '/set blackholed/ { f = 1 } f && /elements/ { print; exit }
+			     f && /}/ { exit }'
+	done
+}
+
+case_faults() {
+	local t0 why="" c rc n before
+	local -a cmds
+	need_time faults 30 || return
+	t0=$(now)
+	bed_up -k 4 -r 200 || { result FAIL faults "(bed up failed)"; return; }
+	# run_cmds KIND ARGS...: eval the commands faultcmds prints; their
+	# count in n
+	run_cmds() {
+		mapfile -t cmds < <("$bed" -n "$name" faultcmds "$@")
+		n=${#cmds[@]}
+		for c in "${cmds[@]}"; do eval "$c" >/dev/null || why+=" '$c' failed;"; done
+	}
+	before=$(routers_state)
+	run_cmds none 1
+	[ "$n" = 2 ] || why+=" none: $n commands;"
+	[ "$(routers_state)" = "$before" ] || why+=" none changed the routers;"
+	run_cmds blackhole 2
+	[ "$n" = 2 ] || why+=" blackhole: $n commands;"
+	for r in r1 r2; do
+		ip netns exec "$name-$r" nft list ruleset | grep -q 'elements = { "l2" }' ||
+			why+=" l2 not black-holed in $r;"
+	done
+	"$bed" -n "$name" unblackhole 2 >/dev/null || why+=" unblackhole failed;"
+	run_cmds linkdown 3
+	[ "$n" = 2 ] || why+=" linkdown: $n commands;"
+	# set down on each side, not only without carrier from the other
+	for r in r1 r2; do
+		ip -n "$name-$r" link show l3 | grep -q '[<,]UP[,>]' &&
+			why+=" l3 not set down in $r;"
+	done
+	"$bed" -n "$name" linkup 3 >/dev/null || why+=" linkup failed;"
+	run_cmds rate 1 20
+	[ "$n" = 2 ] || why+=" rate: $n commands;"
+	for r in r1 r2; do
+		tc -n "$name-$r" qdisc show dev l1 | grep -q 'rate 20Mbit' ||
+			why+=" l1 not at 20 Mbit/s in $r;"
+	done
+	"$bed" -n "$name" rate 200 >/dev/null || why+=" rate 200 failed;"
+	[ "$(routers_state)" = "$before" ] || why+=" the undo commands left the routers changed;"
+	for c in "bogus 1:2" "blackhole 99:1" "rate 1 0:1" "rate 1:1" "none 1 5:2" "linkdown:2"; do
+		# shellcheck disable=SC2086 # the arguments split on purpose
+		"$bed" -n "$name" faultcmds ${c%:*} >"$tmp/faults.out" 2>&1
+		rc=$?
+		[ "$rc" = "${c#*:}" ] ||
+			why+=" faultcmds ${c%:*}: exit $rc, not ${c#*:};"
+		grep -q '^nsenter\|^ip \|^tc ' "$tmp/faults.out" &&
+			why+=" faultcmds ${c%:*} printed commands;"
+	done
+	if [ -z "$why" ]; then
+		result PASS faults "(blackhole, linkdown, rate and none, both routers, undone; bad arguments refused; $(since "$t0") s)"
+	else
+		why=${why# }
+		result FAIL faults "(${why%;})"
+	fi
+}
+
 case_integrity() {
 	local t0 loss ok=1 d0 d1 tmo=90 pp bw
 	need_time integrity 150 || return

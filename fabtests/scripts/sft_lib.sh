@@ -83,8 +83,9 @@ sft_every() {
 
 # sft_stream's server log (SFT_GAP_LOG=1): sft_stream_mbs LOG prints the
 # RESULT line's MB/s; sft_stream_gap_ms LOG T prints the longest gap
-# between receive completions overlapping [T, T + 1 s], in ms (T on the
-# CLOCK_BOOTTIME scale of /proc/uptime, as the gap lines are).
+# between receive completions overlapping [T, T + 1 s], in ms (T from
+# /proc/uptime, CLOCK_BOOTTIME; the gap lines, first_s and last_s are
+# CLOCK_MONOTONIC, the same where nothing suspends).
 sft_stream_mbs() {
 	sed -n 's/^RESULT.* mbs=\([0-9.]*\).*/\1/p' "$1"
 }
@@ -92,4 +93,17 @@ sft_stream_gap_ms() {
 	awk -v t="$2" '
 		$1 == "gap" && $3 >= t && $2 <= t + 1 && $3 - $2 > m { m = $3 - $2 }
 		END { printf "%.1f", m * 1000 }' "$1"
+}
+# sft_stream_reach_ms LOG T: how far into [T, T + 1 s] the stream's
+# completions reached, in whole ms (1000: it ran through the window,
+# which then holds every gap; less: it ended inside the window, whose
+# rest was not measured; 0: it ended before it or began after it);
+# nothing when the RESULT line lacks first_s and last_s.
+sft_stream_reach_ms() {
+	sed -n 's/^RESULT.* first_s=\([0-9.]*\) last_s=\([0-9.]*\).*/\1 \2/p' "$1" |
+		awk -v t="$2" '
+			{ r = $1 > t ? 0 : ($2 - t) * 1000 }
+			END { if (!NR) exit
+			      if (r < 0) r = 0; if (r > 1000) r = 1000
+			      printf "%d", int(r) }'
 }

@@ -49,6 +49,14 @@
 #   addr HOST           print the host's address
 #   blackhole I | unblackhole I
 #   linkdown I | linkup I
+#   faultcmds blackhole|linkdown|none I | faultcmds rate I MBIT
+#                       print the commands (one per line, for eval) that
+#                       black-hole link I, set it down, limit it to MBIT
+#                       in both directions, or change nothing at the same
+#                       cost, with one short process per router: for a
+#                       caller that times the fault while its endpoints
+#                       keep the cores busy (undo with unblackhole,
+#                       linkup, rate)
 #   loss LOSS [udp|all] set the loss on every link (0 = none)
 #   rate MBIT [hosts]   set the rate limit on every link l1..lK, or with
 #                       "hosts" on every host link (0 = none)
@@ -101,7 +109,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "SKIP: $prog needs root (network namespaces, nftables, tc)"
 	exit 77
 fi
-for tool in ip nft tc; do
+for tool in ip nft tc nsenter; do
 	command -v "$tool" >/dev/null ||
 		{ echo "SKIP: $prog: $tool not found"; exit 77; }
 done
@@ -545,6 +553,43 @@ do_blackhole() {	# add|delete I
 	done
 }
 
+# The commands that inflict a fault on link I in both routers, printed
+# one per line (words shell-quoted, for eval): one short process each,
+# no shell and no "ip netns exec" (which remounts /sys), because a
+# caller timing the fault runs them while its endpoints busy-poll this
+# machine's cores: "blackhole" here, a bash script and two "ip netns
+# exec", takes about 140 ms of CPU, and with two "exec R1|R2 tc qdisc
+# show" at that moment and no fault the endpoints' longest gap in the
+# next second rose from 2.9-5.8 ms to 6.6-12.9 ms (srd_fault_bench.sh,
+# 2026-12-05).  "none" prints commands of the same cost that change
+# nothing, for the same window timed without a fault.
+do_faultcmds() {	# blackhole|linkdown|none I, or rate I MBIT
+	local fault=$1 i=$2 mbit=${3:-} ns burst
+	need_bed
+	check_link_no "$i"
+	case "$fault" in
+	blackhole|linkdown|none) [ -z "$mbit" ] || usage ;;
+	rate) case "$mbit" in ''|0|*[!0-9]*) die "bad rate '$mbit'" ;; esac ;;
+	*) usage ;;
+	esac
+	for ns in "$NS_R1" "$NS_R2"; do
+		case "$fault" in
+		blackhole)
+			printf '%q ' nsenter "--net=/run/netns/$ns" nft add \
+				element inet "$TABLE" blackholed "{ \"l$i\" }" ;;
+		linkdown) printf '%q ' ip -n "$ns" link set "l$i" down ;;
+		rate)
+			# the same tbf as set_rate's
+			burst=$((mbit * 1000000 / 8 / 250))
+			[ "$burst" -lt 6056 ] && burst=6056
+			printf '%q ' tc -n "$ns" qdisc replace dev "l$i" root tbf \
+				rate "${mbit}mbit" burst "$burst" latency 20ms ;;
+		none) printf '%q ' tc -n "$ns" qdisc show dev "l$i" ;;
+		esac
+		echo
+	done
+}
+
 do_linkstate() {	# up|down I
 	local st=$1 i=$2 ns
 	need_bed
@@ -687,6 +732,7 @@ blackhole) [ $# = 1 ] || usage; do_blackhole add "$1" ;;
 unblackhole) [ $# = 1 ] || usage; do_blackhole delete "$1" ;;
 linkdown) [ $# = 1 ] || usage; do_linkstate down "$1" ;;
 linkup) [ $# = 1 ] || usage; do_linkstate up "$1" ;;
+faultcmds) [ $# -ge 2 ] && [ $# -le 3 ] || usage; do_faultcmds "$@" ;;
 loss) do_loss "$@" ;;
 rate) do_rate "$@" ;;
 counters) [ $# = 0 ] || usage; do_counters ;;

@@ -11,12 +11,14 @@
  *
  * The server prints, besides PASS:
  *   RESULT msgs=N bytes=B secs=S mbs=M max_gap_us=G max_gap_at_s=T
- *          median_gap_us=D
+ *          median_gap_us=D first_s=F last_s=L
  * (median_gap_us: the median time between completions, what one
  * message takes at the stream's own speed; the stall a fault causes is
- * max_gap_us beyond it) and, with SFT_GAP_LOG=1, every gap of 2 ms or
- * more as "gap START END" in CLOCK_MONOTONIC seconds, to line stalls up
- * with events outside.
+ * max_gap_us beyond it; first_s and last_s: the first and the last
+ * completion in CLOCK_MONOTONIC seconds, the span a window of time
+ * outside must lie in for its gaps to have been measured) and, with
+ * SFT_GAP_LOG=1, every gap of 2 ms or more as "gap START END" in
+ * CLOCK_MONOTONIC seconds, to line stalls up with events outside.
  *
  * Checks: every completion's op_context (a slot, posted once), flags,
  * length and tag; every byte of every message (a pattern per message
@@ -128,11 +130,13 @@ static void run_server(struct stream *s)
 	sft_wait_send(&s->c, 1, &s->ctx[0], "server ack send");
 	qsort(s->gaps, (size_t)s->ngaps, sizeof(*s->gaps), cmp_u64);
 	printf("RESULT msgs=%d bytes=%zu secs=%.3f mbs=%.2f max_gap_us=%lu "
-	       "max_gap_at_s=%.3f median_gap_us=%lu\n", s->total,
+	       "max_gap_at_s=%.3f median_gap_us=%lu first_s=%.6f "
+	       "last_s=%.6f\n", s->total,
 	       s->size * (size_t)s->total, (last - t0) / 1e6,
 	       last > t0 ? (double)s->size * (s->total - 1) / (last - t0) : 0,
 	       (unsigned long)max_gap, max_at / 1e6,
-	       (unsigned long)(s->ngaps ? s->gaps[s->ngaps / 2] : 0));
+	       (unsigned long)(s->ngaps ? s->gaps[s->ngaps / 2] : 0),
+	       t0 / 1e6, last / 1e6);
 	sft_buf_free(&ack);
 }
 
