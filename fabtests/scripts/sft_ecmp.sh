@@ -330,7 +330,7 @@ routers_state() {
 }
 
 case_faults() {
-	local t0 why="" c rc n before
+	local t0 why="" c r rc n before
 	local -a cmds
 	need_time faults 30 || return
 	t0=$(now)

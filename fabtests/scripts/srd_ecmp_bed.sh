@@ -250,18 +250,22 @@ set_loss() {
 		die "nft: setting loss in $ns failed"
 }
 
+# tbf_burst MBIT: the tbf's burst for that rate, 4 ms worth of bytes, at
+# least 4 full frames (set_rate and faultcmds rate)
+tbf_burst() {
+	local burst=$(($1 * 1000000 / 8 / 250))
+	echo $((burst < 6056 ? 6056 : burst))
+}
+
 # set_rate DEV_NS DEV MBIT
 set_rate() {
-	local ns=$1 dev=$2 mbit=$3 burst
+	local ns=$1 dev=$2 mbit=$3
 	if [ "$mbit" = 0 ]; then
 		tc -n "$ns" qdisc del dev "$dev" root 2>/dev/null
 		return 0
 	fi
-	# 4 ms worth of bytes, at least 4 full frames
-	burst=$((mbit * 1000000 / 8 / 250))
-	[ "$burst" -lt 6056 ] && burst=6056
 	tc -n "$ns" qdisc replace dev "$dev" root tbf rate "${mbit}mbit" \
-		burst "$burst" latency 20ms ||
+		burst "$(tbf_burst "$mbit")" latency 20ms ||
 		die "tc: tbf on $ns/$dev failed"
 }
 
@@ -564,7 +568,7 @@ do_blackhole() {	# add|delete I
 # 2026-12-05).  "none" prints commands of the same cost that change
 # nothing, for the same window timed without a fault.
 do_faultcmds() {	# blackhole|linkdown|none I, or rate I MBIT
-	local fault=$1 i=$2 mbit=${3:-} ns burst
+	local fault=$1 i=$2 mbit=${3:-} ns
 	need_bed
 	check_link_no "$i"
 	case "$fault" in
@@ -578,12 +582,10 @@ do_faultcmds() {	# blackhole|linkdown|none I, or rate I MBIT
 			printf '%q ' nsenter "--net=/run/netns/$ns" nft add \
 				element inet "$TABLE" blackholed "{ \"l$i\" }" ;;
 		linkdown) printf '%q ' ip -n "$ns" link set "l$i" down ;;
-		rate)
-			# the same tbf as set_rate's
-			burst=$((mbit * 1000000 / 8 / 250))
-			[ "$burst" -lt 6056 ] && burst=6056
+		rate)	# the same tbf as set_rate's
 			printf '%q ' tc -n "$ns" qdisc replace dev "l$i" root tbf \
-				rate "${mbit}mbit" burst "$burst" latency 20ms ;;
+				rate "${mbit}mbit" burst "$(tbf_burst "$mbit")" \
+				latency 20ms ;;
 		none) printf '%q ' tc -n "$ns" qdisc show dev "l$i" ;;
 		esac
 		echo
