@@ -33,10 +33,17 @@
 #              weighting its paths (by RTT: a link with more ports
 #              queues).  How far bytes moved from the port shares is
 #              printed.  SPRAY_STRICT=0 only prints the 15 % check.
-#   failover   K=4, lossless: sft_bw of FAIL_MB (384) MiB without fault,
-#              then again, blackholing (silent drop, routes unchanged) the
-#              link that carried most bytes once FAIL_AT (32) MB have
-#              crossed R1 (about 1 s).  Must complete; prints both times.
+#   failover   K=4, lossless, every link limited to FAIL_RATE (200)
+#              Mbit/s: sft_bw of FAIL_MB (256) MiB without fault, then
+#              again, black-holing (silent drop, routes unchanged) the
+#              link that carried most bytes over the transfer's first
+#              FAIL_AFTER (1) s, with the bed's faultcmds (one short
+#              process per router).  Must complete; the black hole must
+#              have dropped packets of the transfer (it fails if the
+#              transfer was over before it); prints both times.  (The
+#              rate keeps the transfer going for seconds whatever the
+#              CPU: unlimited, 384 MiB crossed at ~580 MB/s before the
+#              bed's counters under load saw 32 MB cross.)
 #   incast     K=4, every host link limited to INCAST_RATE (200) Mbit/s, 4
 #              A-side hosts: 4 sft_incast senders (INCAST_MSGS x
 #              INCAST_SIZE, 256 x 64k) into one receiver in B.  All must
@@ -110,8 +117,9 @@ SPRAY_RATE=${SPRAY_RATE:-100}
 SPRAY_MIN_SHARE=${SPRAY_MIN_SHARE:-15}
 SPRAY_TOL=${SPRAY_TOL:-100}
 SPRAY_STRICT=${SPRAY_STRICT:-1}
-FAIL_MB=${FAIL_MB:-384}
-FAIL_AT=${FAIL_AT:-32}
+FAIL_MB=${FAIL_MB:-256}
+FAIL_RATE=${FAIL_RATE:-200}
+FAIL_AFTER=${FAIL_AFTER:-1}
 INCAST_RATE=${INCAST_RATE:-200}
 INCAST_MSGS=${INCAST_MSGS:-256}
 INCAST_SIZE=${INCAST_SIZE:-64k}
@@ -277,6 +285,17 @@ pair() {
 counters() { "$bed" -n "$name" counters | grep -v '^#'; }
 
 a2b_bytes() { counters | awk '{ s += $2 } END { print s + 0 }'; }
+
+# r1_tx: "lI BYTES" for each link, the bytes R1 sent onto it, from one
+# "ip -s -o link" (counters runs 16 processes for 4 links, 1-3 s on a
+# machine that two busy-polling ends keep loaded)
+r1_tx() {
+	ip -n "$name-r1" -s -o link show | awk '{
+		n = $2; sub(/[@:].*/, "", n)
+		if (n !~ /^l[0-9]+$/ || !(i = index($0, "TX:"))) next
+		r = substr($0, i); j = index(r, "\\")
+		split(substr(r, j + 1), f, " "); print n, f[1] }'
+}
 
 # wait_flowing MB SECONDS PID: until R1 has sent MB more MB towards B
 # (the transfer runs); fails if PID ends or after SECONDS
@@ -516,16 +535,23 @@ bw_timed() {
 		-S 1m -W 16 -I "$iters" -P "$port" -t 85 "$B_ADDR" \
 		>"$tmp/$tag.cli" 2>"$tmp/$tag.cli.err" &
 	c=$!
+	bh_live=
 	if [ "$fault" = 1 ]; then
-		local b0
-		b0=$(counters)
-		wait_flowing "$FAIL_AT" 30 "$c"
-		bh_at=$(since "$t0")
-		bh_link=$(join <(echo "$b0" | awk '{print $1, $2}' | sort) \
-			       <(counters | awk '{print $1, $2}' | sort) |
+		local b0 cmd
+		local -a cmds
+		b0=$(r1_tx)
+		sleep "$FAIL_AFTER"
+		bh_link=$(join <(echo "$b0" | sort) <(r1_tx | sort) |
 			  awk '{ print $3 - $2, $1 }' | sort -n | tail -n1 |
 			  awk '{ print substr($2, 2) }')
-		"$bed" -n "$name" blackhole "${bh_link:-1}"
+		bh_link=${bh_link:-1}
+		mapfile -t cmds < <("$bed" -n "$name" faultcmds blackhole "$bh_link")
+		# was the client still sending when the fault came?
+		kill -0 "$c" 2>/dev/null && bh_live=1
+		bh_at=$(since "$t0")
+		for cmd in "${cmds[@]}"; do
+			eval "$cmd" >/dev/null
+		done
 	fi
 	wait_procs 5 "$s" "$c"
 	secs=$(since "$t0")
@@ -537,7 +563,8 @@ case_failover() {
 	local t0 base bsecs drops
 	need_time failover 120 || return
 	t0=$(now)
-	bed_up -k 4 || { result FAIL failover "(bed up failed)"; return; }
+	bed_up -k 4 -r "$FAIL_RATE" ||
+		{ result FAIL failover "(bed up failed)"; return; }
 	bw_timed fo.base "$FAIL_MB"
 	if [ "$srv_rc" != 0 ] || [ "$cli_rc" != 0 ]; then
 		show fo.base
@@ -548,16 +575,18 @@ case_failover() {
 	base=$(mbs_of "$tmp/fo.base.cli")
 	bw_timed fo.fault "$FAIL_MB" 1
 	drops=$(counters | awk -v l="l$bh_link" '$1 == l { print $7 }')
-	echo "  no fault: $bsecs s ($base MB/s); l$bh_link blackholed after $bh_at s: $secs s ($(mbs_of "$tmp/fo.fault.cli") MB/s), $drops packets blackholed"
+	echo "  no fault: $bsecs s ($base MB/s); l$bh_link blackholed after $bh_at s: $secs s ($(mbs_of "$tmp/fo.fault.cli") MB/s), ${drops:-0} packets blackholed"
 	[ "$is_srd" = 1 ] && echo "  client no fault: $(retx_summary "$tmp/fo.base.cli.err"); with fault: $(retx_summary "$tmp/fo.fault.cli.err")"
 	[ "$verbose" = 1 ] && show fo.fault
-	if [ "$srv_rc" = 0 ] && [ "$cli_rc" = 0 ] && [ "${drops:-0}" = 0 ]; then
-		result SKIP failover "(the blackhole dropped nothing: the transfer was over or used no packet on l$bh_link; raise FAIL_MB)"
-	elif [ "$srv_rc" = 0 ] && [ "$cli_rc" = 0 ]; then
-		result PASS failover "(${FAIL_MB} MiB: $bsecs s without fault, $secs s with l$bh_link blackholed; $(since "$t0") s)"
-	else
+	if [ "$srv_rc" != 0 ] || [ "$cli_rc" != 0 ]; then
 		show fo.fault
 		result FAIL failover "(server rc $srv_rc, client rc $cli_rc after $secs s; $(since "$t0") s)"
+	elif [ -z "$bh_live" ]; then
+		result FAIL failover "(the transfer was over before the black hole at $bh_at s: raise FAIL_MB or lower FAIL_RATE)"
+	elif [ "${drops:-0}" = 0 ]; then
+		result FAIL failover "(the black hole on l$bh_link at $bh_at s dropped nothing)"
+	else
+		result PASS failover "(${FAIL_MB} MiB at ${FAIL_RATE} Mbit/s a link: $bsecs s without fault, $secs s with l$bh_link blackholed after $bh_at s; $(since "$t0") s)"
 	fi
 }
 
