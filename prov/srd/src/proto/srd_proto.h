@@ -53,6 +53,10 @@ enum srd_pkt_type {
 
 /* Spec section 4.1: base header flags. */
 #define SRD_HDR_F_ACK		(1u << 0)	/* ack_psn is valid */
+/* without SRD_HDR_F_ACK, in a sequenced packet: ack_psn is instead the
+ * receiver's ack paths its sender heard lately, bit (path % 32) (spec
+ * 4.1, 5.7) */
+#define SRD_HDR_F_ACK_PATHS	(1u << 1)
 
 /* Spec section 4.1: the base header, on every packet (32 bytes). */
 struct srd_base_hdr {
@@ -64,7 +68,8 @@ struct srd_base_hdr {
 	uint32_t src_conn;	/* sender's incarnation id */
 	uint32_t dst_conn;	/* receiver's incarnation id, 0 in HS_REQ */
 	uint32_t psn;		/* sequenced packets: per-peer packet number */
-	uint32_t ack_psn;	/* piggybacked cumulative ack (SRD_HDR_F_ACK) */
+	uint32_t ack_psn;	/* piggybacked cumulative ack (SRD_HDR_F_ACK),
+				 * or ack paths heard (SRD_HDR_F_ACK_PATHS) */
 	/* The secret of the session the packet belongs to (spec 4.1, 5.4):
 	 * drawn by that session's sender, learned by the receiver from a
 	 * verified HS_REQ, never sent to an unverified address. */

@@ -54,6 +54,9 @@
 #define SRD_TP_STALL_MAX_NS		(4 * SRD_NS_PER_MS) /* its ceiling */
 #define SRD_TP_TIMER_LATE_NS		(200 * SRD_NS_PER_US) /* found so late: not watched */
 #define SRD_TP_LATE_GRACE_NS		(200 * SRD_NS_PER_US) /* the peer's time to answer then */
+#define SRD_TP_ACK_HEARD_PER_PATH	8	/* acks per ack path an epoch of heard paths lasts */
+#define SRD_TP_ACK_PROBE_EVERY		32	/* one ack in so many tries a path passed over */
+#define SRD_TP_ACK_PATHS_EVERY		16	/* packets with an ack: 1 in so many says the paths heard instead */
 #define SRD_TP_RX_BATCH			32	/* datagrams per wire poll */
 #define SRD_TP_TX_STAGE			64	/* datagrams per wire post */
 #define SRD_TP_PATH_BURST_DEFAULT	64	/* packets a path takes in a row, at most */
@@ -280,6 +283,14 @@ struct srd_tp_peer_tx {
 	uint64_t rnr_until_ns;		/* the receiver pushed back: wait */
 	uint64_t rnr_backoff_ns;
 
+	/* The peer's ack paths whose acks we heard (bit path % 32): in
+	 * this epoch, in the last one (0: none ended yet), and the acks
+	 * this one has counted; our sequenced packets carry the two
+	 * (SRD_HDR_F_ACK_PATHS), so that a peer that sends us no data
+	 * passes over paths that lose its acks (spec 5.7). */
+	uint32_t ack_heard_cur, ack_heard_prev;
+	uint32_t ack_heard_n;
+
 	/* paths recycled (spec 5.12): those of packets acked faster than
 	 * the peer's smoothed RTT, oldest first, each for one new packet */
 	uint16_t recycle[SRD_TP_RECYCLE_MAX];
@@ -352,13 +363,15 @@ struct srd_tp_peer {
 	struct srd_seqwin rx_win;
 	uint32_t rx_unacked;
 	uint32_t rx_refused_psn;	/* sent back in an RNR ack */
-	uint32_t rx_newest_psn;		/* latest arrival and its host time, */
-	uint64_t rx_newest_ns;		/* echoed in acks (0: none since) */
+	uint64_t rx_newest_ns;		/* latest arrival's host time and */
+	uint32_t rx_newest_psn;		/* psn, echoed in acks (0: none since) */
 	/* Our ack paths, bit (path % 32): those acks went on since the
-	 * newest packet arrived, and those a duplicate then proved lost
-	 * (acks pass over them; srd_tp_sack.c) */
+	 * newest packet arrived, those a duplicate then proved lost, and
+	 * those the sender said it did not hear (acks pass over the last
+	 * two; srd_tp_sack.c) */
 	uint32_t ack_paths_since;
 	uint32_t ack_paths_avoid;
+	uint32_t ack_paths_unheard;
 	uint64_t ack_deadline;		/* 0: none pending */
 	struct srd_dlist ack_entry;	/* srd_tp.ack_list while ack_now */
 };

@@ -281,22 +281,65 @@ uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
 				   avoid);
 }
 
+/* The ack paths passed over: those a duplicate proved our acks lost on,
+ * and those the sender said it did not hear (srd_tp_sack.c): a receiver
+ * that sends no data learns its dead paths only these ways. */
+static inline uint32_t tp_ack_paths_passed(const struct srd_tp_peer *peer)
+{
+	return peer->ack_paths_avoid | peer->ack_paths_unheard;
+}
+
 /* Whether acks, echoes and handshakes may take path i: not DOWN (the
- * paths we send data on), and, on a first pass, not one a duplicate
- * proved our acks lost on (srd_tp_sack.c): a receiver that sends no data
- * learns its dead paths only that way. */
+ * paths we send data on), and, on a first pass, not one passed over. */
 static inline bool tp_path_ctrl_ok(const struct srd_tp_peer *peer,
 				   uint16_t i, bool first_pass)
 {
-	if (first_pass && (peer->ack_paths_avoid & (1u << (i % 32))))
+	if (first_pass && (tp_ack_paths_passed(peer) & (1u << (i % 32))))
 		return false;
 	return !peer->paths || peer->paths[i].state != SRD_TP_PATH_DOWN;
 }
 
-/* The next in turn of the n paths from first that control may take. */
+/* Of the n paths from first that acks pass over (and are not DOWN), the
+ * k-th modulo their number; UINT16_MAX: none. */
+static uint16_t tp_path_avoided_nth(const struct srd_tp_peer *peer,
+				    uint16_t first, uint16_t n, uint32_t k)
+{
+	uint32_t m = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint16_t j = 0; j < n; j++) {
+			uint16_t i = (uint16_t)(first + j);
+
+			if (!(tp_ack_paths_passed(peer) & (1u << (i % 32))) ||
+			    !tp_path_ctrl_ok(peer, i, false))
+				continue;
+			if (pass && !k--)
+				return i;
+			m += !pass;
+		}
+		if (!m)
+			return UINT16_MAX;
+		k %= m;
+	}
+	return UINT16_MAX;
+}
+
+/* The next in turn of the n paths from first that control may take;
+ * one pick in SRD_TP_ACK_PROBE_EVERY takes a path passed over instead,
+ * in turn, so that the peer hears it again once it heals (its word then
+ * ends the avoidance, srd_tp_sack.c). */
 static uint16_t tp_path_pick_ctrl_in(struct srd_tp_peer *peer,
 				     uint16_t first, uint16_t n)
 {
+	if (tp_ack_paths_passed(peer) &&
+	    peer->ack_path_next % SRD_TP_ACK_PROBE_EVERY ==
+		    SRD_TP_ACK_PROBE_EVERY - 1) {
+		uint16_t i = tp_path_avoided_nth(peer, first, n,
+			peer->ack_path_next++ / SRD_TP_ACK_PROBE_EVERY);
+
+		if (i != UINT16_MAX)
+			return i;
+	}
 	for (uint32_t tries = 0; tries < 2u * n; tries++) {
 		uint16_t i = (uint16_t)(first + peer->ack_path_next++ % n);
 

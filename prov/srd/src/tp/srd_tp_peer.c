@@ -686,6 +686,8 @@ static void tp_rx_session_open(struct srd_tp *tp, struct srd_tp_peer *peer,
 	peer->ack_deadline = 0;
 	peer->ack_now = false;
 	peer->ack_repeat = false;
+	/* the new session's sender has heard none of our acks yet */
+	peer->ack_paths_unheard = 0;
 	srd_dlist_remove(&peer->ack_entry);
 	tp->ops->peer_event(tp->ctx, peer, SRD_TP_PEER_RX_RESTART, 0);
 	/* What we send to an old incarnation can no longer arrive, whether

@@ -63,6 +63,42 @@ static void tp_ack_paths_failed(struct srd_tp *tp, struct srd_tp_peer *peer)
 	peer->ack_paths_since = 0;
 }
 
+/*
+ * The sender's word on our ack paths (SRD_HDR_F_ACK_PATHS): those whose
+ * acks it heard lately.  A receiver that sends no data learns its dead
+ * ack paths otherwise only from duplicates, which acks that SACK covers
+ * do not bring: on the ECMP bed one black-holed link of 4 went on taking
+ * 15 % of a streaming receiver's acks to the end.  The paths we ack on
+ * (those of our rail) that it did not hear are passed over, half of
+ * them at most (more silent than that is the sender's trouble, or the
+ * whole network's, and says nothing of which paths); a path passed over
+ * still gets one ack in SRD_TP_ACK_PROBE_EVERY (srd_tp_path.c), which
+ * the sender hears once it heals.  (Beside those a duplicate marked:
+ * the sender's word lags by up to two of its epochs, the duplicate's
+ * does not.)
+ */
+static void tp_ack_paths_heard(struct srd_tp *tp, struct srd_tp_peer *peer,
+			       uint32_t heard)
+{
+	uint32_t first = 0, n = srd_tp_peer_npaths(tp, peer), ours = 0;
+
+	if (peer->rails) {
+		n = srd_wire_rail_paths(tp->wire);
+		first = peer->rails->rx_rail * n;
+	}
+	if (!first && n >= 32)
+		ours = ~0u;
+	else if (!first)
+		ours = (1u << n) - 1;
+	else
+		for (uint32_t i = 0; i < n && i < 32; i++)
+			ours |= 1u << ((first + i) % 32);
+	if ((uint32_t)__builtin_popcount(ours & ~heard) >
+	    (uint32_t)__builtin_popcount(ours) / 2)
+		return;
+	peer->ack_paths_unheard = ours & ~heard;
+}
+
 void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
 		    const uint8_t *buf, size_t len, uint64_t rx_ns)
 {
@@ -78,6 +114,8 @@ void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
 	    peer->tx_state == SRD_TP_TX_ACTIVE &&
 	    base->src_conn == peer->tx_remote_conn)
 		srd_tp_window_ack(tp, peer, base->ack_psn, NULL, 0, rx_ns);
+	else if (base->flags & SRD_HDR_F_ACK_PATHS)
+		tp_ack_paths_heard(tp, peer, base->ack_psn);
 	switch (srd_seqwin_check(&peer->rx_win, base->psn)) {
 	case SRD_SEQWIN_DUP:
 		/* Our ack was lost or late: say again what we have, on
@@ -126,6 +164,24 @@ void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
 	tp_ack_schedule(tp, peer, srd_seqwin_has_holes(&peer->rx_win));
 }
 
+/* An ack came on the peer's path: heard.  An epoch lasts
+ * SRD_TP_ACK_HEARD_PER_PATH acks per path heard (4 paths at least), so
+ * that a path the peer acks on in turn is heard several times in each:
+ * at 5 % loss, 8 acks all lost is a 4e-11 chance. */
+static void tp_ack_heard(struct srd_tp_peer_tx *tx, uint16_t path)
+{
+	uint32_t paths;
+
+	tx->ack_heard_cur |= 1u << (path % 32);
+	paths = (uint32_t)__builtin_popcount(tx->ack_heard_cur |
+					     tx->ack_heard_prev);
+	if (++tx->ack_heard_n < SRD_TP_ACK_HEARD_PER_PATH * SRD_MAX(paths, 4u))
+		return;
+	tx->ack_heard_prev = tx->ack_heard_cur;
+	tx->ack_heard_cur = 0;
+	tx->ack_heard_n = 0;
+}
+
 void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		   const uint8_t *buf, size_t len, uint64_t rx_ns)
 {
@@ -151,6 +207,8 @@ void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		return;
 	}
 	tp->cnt.rx_acks++;
+	if (peer->tx)
+		tp_ack_heard(peer->tx, base->path);
 	/* The delay echo first: the packet it names may be acked below;
 	 * refusals before the bitmap, so that refused packets are not
 	 * taken for losses. */

@@ -64,13 +64,27 @@ static void tp_transmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 	 * with the header it was staged with. */
 	srd_tp_pkt_unstage(tp, pkt);
 	srd_tp_fill_base(tp, peer, base, base->type, pkt->path);
+	/* The peer's ack paths we heard, once an epoch of them ended
+	 * (srd_tp_sack.c): in every packet with no ack of ours to carry,
+	 * and in place of that ack in one of SRD_TP_ACK_PATHS_EVERY (the
+	 * next packet carries it): a peer that answers a stream with a
+	 * few messages of its own has us piggyback acks on every packet. */
+	if (peer->tx->ack_heard_prev &&
+	    (!(base->flags & SRD_HDR_F_ACK) ||
+	     pkt->psn % SRD_TP_ACK_PATHS_EVERY == 0)) {
+		base->flags = (uint16_t)((base->flags & ~SRD_HDR_F_ACK) |
+					 SRD_HDR_F_ACK_PATHS);
+		base->ack_psn = peer->tx->ack_heard_prev |
+				peer->tx->ack_heard_cur;
+	}
 	base->psn = pkt->psn;
 	pkt->sent_ns = now;
 	/* every path here holds (window flush, progress): the release
 	 * posts it */
 	assert(tp->tx_hold);
 	srd_tp_tx_stage(tp, peer, pkt);
-	srd_tp_ack_note_piggyback(tp, peer);
+	if (base->flags & SRD_HDR_F_ACK)
+		srd_tp_ack_note_piggyback(tp, peer);
 	pkt->path_seq = srd_tp_path_sent(peer, pkt->path, pkt->len,
 					 pkt->retries != 0, now);
 	peer->tx->cnt.tx_pkts++;
