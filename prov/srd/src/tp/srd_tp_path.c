@@ -299,9 +299,10 @@ static inline bool tp_path_ctrl_ok(const struct srd_tp_peer *peer,
 	return !peer->paths || peer->paths[i].state != SRD_TP_PATH_DOWN;
 }
 
-/* Of the n paths from first that acks pass over (and are not DOWN), the
- * k-th modulo their number; UINT16_MAX: none. */
-static uint16_t tp_path_avoided_nth(const struct srd_tp_peer *peer,
+/* Of the n paths from first that the sender did not hear (and that no
+ * duplicate marked, and not DOWN), the k-th modulo their number;
+ * UINT16_MAX: none. */
+static uint16_t tp_path_unheard_nth(const struct srd_tp_peer *peer,
 				    uint16_t first, uint16_t n, uint32_t k)
 {
 	uint32_t m = 0;
@@ -310,7 +311,8 @@ static uint16_t tp_path_avoided_nth(const struct srd_tp_peer *peer,
 		for (uint16_t j = 0; j < n; j++) {
 			uint16_t i = (uint16_t)(first + j);
 
-			if (!(tp_ack_paths_passed(peer) & (1u << (i % 32))) ||
+			if (!(peer->ack_paths_unheard &
+			      ~peer->ack_paths_avoid & (1u << (i % 32))) ||
 			    !tp_path_ctrl_ok(peer, i, false))
 				continue;
 			if (pass && !k--)
@@ -324,18 +326,25 @@ static uint16_t tp_path_avoided_nth(const struct srd_tp_peer *peer,
 	return UINT16_MAX;
 }
 
-/* The next in turn of the n paths from first that control may take;
- * one pick in SRD_TP_ACK_PROBE_EVERY takes a path passed over instead,
- * in turn, so that the peer hears it again once it heals (its word then
- * ends the avoidance, srd_tp_sack.c). */
+/* The next in turn of the n paths from first that control may take.
+ * With try_unheard (an ACK's first copy), while the sender leaves some
+ * unheard, one pick in SRD_TP_ACK_PROBE_EVERY takes one of those
+ * instead, in turn, so that the sender hears it again once it heals and
+ * its next set ends the avoidance (srd_tp_sack.c).  Not those a
+ * duplicate marked: nothing the sender says clears those, and on the
+ * queue-episode test, acks tried on them (the slow path among them)
+ * raised the duplicates.  Nor an ACK's second copy, an echo or a
+ * handshake: those are sent where one copy must get through.  Its own
+ * counter: ack_path_next counts tries, and a pick that starts where
+ * the turn falls can be one that never does. */
 static uint16_t tp_path_pick_ctrl_in(struct srd_tp_peer *peer,
-				     uint16_t first, uint16_t n)
+				     uint16_t first, uint16_t n,
+				     bool try_unheard)
 {
-	if (tp_ack_paths_passed(peer) &&
-	    peer->ack_path_next % SRD_TP_ACK_PROBE_EVERY ==
-		    SRD_TP_ACK_PROBE_EVERY - 1) {
-		uint16_t i = tp_path_avoided_nth(peer, first, n,
-			peer->ack_path_next++ / SRD_TP_ACK_PROBE_EVERY);
+	if (try_unheard && peer->ack_paths_unheard &&
+	    ++peer->ack_probe_turn % SRD_TP_ACK_PROBE_EVERY == 0) {
+		uint16_t i = tp_path_unheard_nth(peer, first, n,
+			peer->ack_probe_turn / SRD_TP_ACK_PROBE_EVERY);
 
 		if (i != UINT16_MAX)
 			return i;
@@ -351,22 +360,27 @@ static uint16_t tp_path_pick_ctrl_in(struct srd_tp_peer *peer,
 
 uint16_t srd_tp_path_pick_ctrl(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
-	return tp_path_pick_ctrl_in(peer, 0, srd_tp_peer_npaths(tp, peer));
+	return tp_path_pick_ctrl_in(peer, 0, srd_tp_peer_npaths(tp, peer),
+				    false);
 }
 
-uint16_t srd_tp_path_pick_ack(struct srd_tp *tp, struct srd_tp_peer *peer)
+uint16_t srd_tp_path_pick_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
+			      bool try_unheard)
 {
 	uint16_t per = srd_wire_rail_paths(tp->wire);
 
 	if (!peer->rails)
-		return srd_tp_path_pick_ctrl(tp, peer);
+		return tp_path_pick_ctrl_in(peer, 0,
+					    srd_tp_peer_npaths(tp, peer),
+					    try_unheard);
 	return tp_path_pick_ctrl_in(peer, (uint16_t)(peer->rails->rx_rail * per),
-				    per);
+				    per, try_unheard);
 }
 
 uint16_t srd_tp_path_pick_hs(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
-	return tp_path_pick_ctrl_in(peer, 0, srd_wire_rail_paths(tp->wire));
+	return tp_path_pick_ctrl_in(peer, 0, srd_wire_rail_paths(tp->wire),
+				    false);
 }
 
 uint32_t srd_tp_path_sent(struct srd_tp_peer *peer, uint16_t path,
@@ -527,7 +541,7 @@ void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 	 * session (ours to receive), an echo of ours */
 	if (base->type == SRD_PKT_PATH_PROBE) {
 		srd_tp_path_post_probe(tp, peer, SRD_PKT_PATH_ECHO, probe->path,
-				       srd_tp_path_pick_ack(tp, peer),
+				       srd_tp_path_pick_ack(tp, peer, false),
 				       probe->session, base->src_conn);
 		return;
 	}

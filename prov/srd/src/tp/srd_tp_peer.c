@@ -686,7 +686,8 @@ static void tp_rx_session_open(struct srd_tp *tp, struct srd_tp_peer *peer,
 	peer->ack_deadline = 0;
 	peer->ack_now = false;
 	peer->ack_repeat = false;
-	/* the new session's sender has heard none of our acks yet */
+	/* the new session's sender has heard none of our acks yet: its set
+	 * starts over (those a duplicate marked stay) */
 	peer->ack_paths_unheard = 0;
 	srd_dlist_remove(&peer->ack_entry);
 	tp->ops->peer_event(tp->ctx, peer, SRD_TP_PEER_RX_RESTART, 0);
@@ -893,6 +894,10 @@ static void tp_hs_handle_resp(struct srd_tp *tp, struct srd_tp_peer *peer,
 	 * the kernel does not drop what the window lets through. */
 	limit = hs->rx_bytes ? hs->rx_bytes / 2 : UINT64_MAX;
 	peer->tx_bytes_limit = SRD_MAX(limit, (uint64_t)tp->wire->mtu);
+	/* a new session's peer: none of its acks heard yet (spec 5.7) */
+	peer->tx->ack_heard_cur = 0;
+	peer->tx->ack_heard_prev = 0;
+	peer->tx->ack_heard_n = 0;
 	srd_tp_cc_init(tp, peer);
 	tp_hs_rtt_sample(tp, peer);
 	srd_tp_window_flush(tp, peer);

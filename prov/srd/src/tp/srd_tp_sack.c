@@ -93,10 +93,17 @@ static void tp_ack_paths_heard(struct srd_tp *tp, struct srd_tp_peer *peer,
 	else
 		for (uint32_t i = 0; i < n && i < 32; i++)
 			ours |= 1u << ((first + i) % 32);
+	/* our DOWN paths carry no ack: the sender cannot have heard them */
+	if (peer->paths && peer->paths_down)
+		for (uint32_t i = 0; i < n; i++)
+			if (peer->paths[first + i].state == SRD_TP_PATH_DOWN)
+				ours &= ~(1u << ((first + i) % 32));
 	if ((uint32_t)__builtin_popcount(ours & ~heard) >
 	    (uint32_t)__builtin_popcount(ours) / 2)
 		return;
-	peer->ack_paths_unheard = ours & ~heard;
+	/* (another rail's marks stay: the rail we ack on changes) */
+	peer->ack_paths_unheard = (peer->ack_paths_unheard & ~ours) |
+				  (ours & ~heard);
 }
 
 void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
@@ -114,7 +121,8 @@ void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
 	    peer->tx_state == SRD_TP_TX_ACTIVE &&
 	    base->src_conn == peer->tx_remote_conn)
 		srd_tp_window_ack(tp, peer, base->ack_psn, NULL, 0, rx_ns);
-	else if (base->flags & SRD_HDR_F_ACK_PATHS)
+	else if ((base->flags & (SRD_HDR_F_ACK | SRD_HDR_F_ACK_PATHS)) ==
+		 SRD_HDR_F_ACK_PATHS)
 		tp_ack_paths_heard(tp, peer, base->ack_psn);
 	switch (srd_seqwin_check(&peer->rx_win, base->psn)) {
 	case SRD_SEQWIN_DUP:
@@ -349,7 +357,7 @@ void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer)
 				       !peer->ack_twice);
 	if (!peer->rx_active)
 		return;
-	uint16_t path = srd_tp_path_pick_ack(tp, peer);
+	uint16_t path = srd_tp_path_pick_ack(tp, peer, true);
 
 	memset(&pkt.base, 0, sizeof(pkt.base) + sizeof(pkt.ack));
 	srd_tp_fill_base(tp, peer, &pkt.base, SRD_PKT_ACK, path);

@@ -65,13 +65,15 @@ static void tp_transmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 	srd_tp_pkt_unstage(tp, pkt);
 	srd_tp_fill_base(tp, peer, base, base->type, pkt->path);
 	/* The peer's ack paths we heard, once an epoch of them ended
-	 * (srd_tp_sack.c): in every packet with no ack of ours to carry,
-	 * and in place of that ack in one of SRD_TP_ACK_PATHS_EVERY (the
-	 * next packet carries it): a peer that answers a stream with a
-	 * few messages of its own has us piggyback acks on every packet. */
+	 * (srd_tp_sack.c): in every packet with no point to piggyback (no
+	 * receive session from the peer), and in place of the point in one
+	 * of SRD_TP_ACK_PATHS_EVERY while we owe the peer no ack (the next
+	 * packet carries the point): a peer that answers a stream with a
+	 * few messages of its own has us piggyback on every packet. */
 	if (peer->tx->ack_heard_prev &&
 	    (!(base->flags & SRD_HDR_F_ACK) ||
-	     pkt->psn % SRD_TP_ACK_PATHS_EVERY == 0)) {
+	     (pkt->psn % SRD_TP_ACK_PATHS_EVERY == 0 && !peer->rx_unacked &&
+	      !peer->ack_now))) {
 		base->flags = (uint16_t)((base->flags & ~SRD_HDR_F_ACK) |
 					 SRD_HDR_F_ACK_PATHS);
 		base->ack_psn = peer->tx->ack_heard_prev |
