@@ -751,8 +751,9 @@ Test(tp, black_holed_path_goes_down_and_comes_back)
 	 * its explore turns (1/128 of the packets with 16 paths) and drifts
 	 * from there: 161-1,925 of 20,000 by which path it is and how the
 	 * acks fell (path 0 gave 161 before the acks' paths heard, spec
-	 * 5.7; path 3 gives 163 now).  Its explore turns at least (3/4 of them: the probe took
-	 * some time); a DOWN path gets probes only. */
+	 * 5.7; path 3 gives 163 now).  Its explore turns at least (3/4
+	 * of them: the probe took some time); a DOWN path gets probes
+	 * only. */
 	cr_assert_geq((bad->tx_pkts - bad_pkts) * SRD_TP_RECYCLE_EXPLORE * 16 *
 		      4, (uint64_t)count * 3,
 		      "healed path carried only %lu of %u packets",
@@ -1651,6 +1652,7 @@ Test(tp, acks_pass_over_unheard_paths_when_the_sender_piggybacks)
 {
 	ack_paths_unheard(true, 0xf0);
 	ack_paths_unheard(true, 0xf000);
+	ack_paths_unheard(true, 0x4444);
 }
 
 /* A whole window lost at once (an incast overflowing a switch queue):

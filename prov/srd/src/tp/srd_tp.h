@@ -55,7 +55,7 @@
 #define SRD_TP_TIMER_LATE_NS		(200 * SRD_NS_PER_US) /* found so late: not watched */
 #define SRD_TP_LATE_GRACE_NS		(200 * SRD_NS_PER_US) /* the peer's time to answer then */
 #define SRD_TP_ACK_HEARD_PER_PATH	8	/* an epoch of ack paths heard: acks per path */
-#define SRD_TP_ACK_PROBE_EVERY		32	/* control picks per try of an unheard path */
+#define SRD_TP_ACK_PROBE_EVERY		32	/* acks (first copies) per try of an unheard path */
 #define SRD_TP_ACK_PATHS_EVERY		16	/* psns per set of paths heard in place of an ack */
 #define SRD_TP_RX_BATCH			32	/* datagrams per wire poll */
 #define SRD_TP_TX_STAGE			64	/* datagrams per wire post */
@@ -338,7 +338,7 @@ struct srd_tp_peer {
 	uint16_t burst_path;
 	uint16_t good_path;		/* the last path a first send was acked on */
 	uint16_t paths_down;		/* how many are DOWN */
-	uint16_t ack_probe_turn;	/* control picks, for SRD_TP_ACK_PROBE_EVERY */
+	uint16_t ack_probe_turn;	/* acks, for SRD_TP_ACK_PROBE_EVERY */
 	uint8_t burst_left;		/* new packets still due on burst_path */
 
 	/* receive session */

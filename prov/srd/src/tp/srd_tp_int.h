@@ -92,8 +92,8 @@ uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  int avoid);
 uint16_t srd_tp_path_pick_ctrl(struct srd_tp *tp, struct srd_tp_peer *peer);
 /* Acks and echoes: the rail the peer's latest packet came by (spec
- * 5.16); try_unheard: an ACK's first copy, which may try a path the
- * sender did not hear (5.7). */
+ * 5.16); try_unheard: an ACK sent on one path, which may try a path
+ * the sender did not hear (5.7). */
 uint16_t srd_tp_path_pick_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 			      bool try_unheard);
 /* Handshakes: rail 0's paths only (the peer knows no other rail yet). */

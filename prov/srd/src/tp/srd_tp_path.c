@@ -327,13 +327,13 @@ static uint16_t tp_path_unheard_nth(const struct srd_tp_peer *peer,
 }
 
 /* The next in turn of the n paths from first that control may take.
- * With try_unheard (an ACK's first copy), while the sender leaves some
+ * With try_unheard (an ACK sent on one path), while the sender leaves some
  * unheard, one pick in SRD_TP_ACK_PROBE_EVERY takes one of those
  * instead, in turn, so that the sender hears it again once it heals and
  * its next set ends the avoidance (srd_tp_sack.c).  Not those a
  * duplicate marked: nothing the sender says clears those, and on the
  * queue-episode test, acks tried on them (the slow path among them)
- * raised the duplicates.  Nor an ACK's second copy, an echo or a
+ * raised the duplicates.  Nor an ACK sent on two paths, an echo or a
  * handshake: those are sent where one copy must get through.  Its own
  * counter: ack_path_next counts tries, and a pick that starts where
  * the turn falls can be one that never does. */

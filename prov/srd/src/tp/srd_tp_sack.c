@@ -71,9 +71,9 @@ static void tp_ack_paths_failed(struct srd_tp *tp, struct srd_tp_peer *peer)
  * 15 % of a streaming receiver's acks to the end.  The paths we ack on
  * (those of our rail) that it did not hear are passed over, half of
  * them at most (more silent than that is the sender's trouble, or the
- * whole network's, and says nothing of which paths); a path passed over
- * still gets one ack in SRD_TP_ACK_PROBE_EVERY (srd_tp_path.c), which
- * the sender hears once it heals.  (Beside those a duplicate marked:
+ * whole network's, and says nothing of which paths); one ack in
+ * SRD_TP_ACK_PROBE_EVERY goes to one of them in turn (srd_tp_path.c),
+ * which the sender hears once it heals.  (Beside those a duplicate marked:
  * the sender's word lags by up to two of its epochs, the duplicate's
  * does not.)
  */
@@ -93,14 +93,21 @@ static void tp_ack_paths_heard(struct srd_tp *tp, struct srd_tp_peer *peer,
 	else
 		for (uint32_t i = 0; i < n && i < 32; i++)
 			ours |= 1u << ((first + i) % 32);
-	/* our DOWN paths carry no ack: the sender cannot have heard them */
+	/* Our DOWN paths and those a duplicate marked carry no ack: the
+	 * sender cannot have heard them, and they are passed over anyway. */
+	ours &= ~peer->ack_paths_avoid;
 	if (peer->paths && peer->paths_down)
 		for (uint32_t i = 0; i < n; i++)
 			if (peer->paths[first + i].state == SRD_TP_PATH_DOWN)
 				ours &= ~(1u << ((first + i) % 32));
+	/* Too many unheard: this set says nothing of which paths, and the
+	 * last ones' marks go too (as a duplicate's do past half), lest a
+	 * path that healed stay passed over while the others die. */
 	if ((uint32_t)__builtin_popcount(ours & ~heard) >
-	    (uint32_t)__builtin_popcount(ours) / 2)
+	    (uint32_t)__builtin_popcount(ours) / 2) {
+		peer->ack_paths_unheard &= ~ours;
 		return;
+	}
 	/* (another rail's marks stay: the rail we ack on changes) */
 	peer->ack_paths_unheard = (peer->ack_paths_unheard & ~ours) |
 				  (ours & ~heard);
@@ -357,7 +364,9 @@ void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer)
 				       !peer->ack_twice);
 	if (!peer->rx_active)
 		return;
-	uint16_t path = srd_tp_path_pick_ack(tp, peer, true);
+	/* an ack sent twice is one that must get through: no try of an
+	 * unheard path for it */
+	uint16_t path = srd_tp_path_pick_ack(tp, peer, !peer->ack_twice);
 
 	memset(&pkt.base, 0, sizeof(pkt.base) + sizeof(pkt.ack));
 	srd_tp_fill_base(tp, peer, &pkt.base, SRD_PKT_ACK, path);
