@@ -284,8 +284,6 @@ pair() {
 # counters: "l1 r1_tx r2_tx r1_pkts r2_pkts loss bh" per link
 counters() { "$bed" -n "$name" counters | grep -v '^#'; }
 
-a2b_bytes() { counters | awk '{ s += $2 } END { print s + 0 }'; }
-
 # r1_tx: "lI BYTES" for each link, the bytes R1 sent onto it, from one
 # "ip -s -o link" (counters runs 16 processes for 4 links, 1-3 s on a
 # machine that two busy-polling ends keep loaded)
@@ -296,6 +294,9 @@ r1_tx() {
 		r = substr($0, i); j = index(r, "\\")
 		split(substr(r, j + 1), f, " "); print n, f[1] }'
 }
+
+# a2b_bytes: what R1 has sent onto all the links
+a2b_bytes() { r1_tx | awk '{ s += $2 } END { print s + 0 }'; }
 
 # wait_flowing MB SECONDS PID: until R1 has sent MB more MB towards B
 # (the transfer runs); fails if PID ends or after SECONDS
@@ -541,9 +542,7 @@ bw_timed() {
 		local -a cmds
 		b0=$(r1_tx)
 		sleep "$FAIL_AFTER"
-		bh_link=$(join <(echo "$b0" | sort) <(r1_tx | sort) |
-			  awk '{ print $3 - $2, $1 }' | sort -n | tail -n1 |
-			  awk '{ print substr($2, 2) }')
+		bh_link=$(sft_busiest_link <(echo "$b0") <(r1_tx))
 		bh_link=${bh_link:-1}
 		mapfile -t cmds < <("$bed" -n "$name" faultcmds blackhole "$bh_link")
 		# was the client still sending when the fault came?

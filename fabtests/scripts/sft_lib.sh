@@ -62,6 +62,17 @@ sft_lossy_dropped() {
 		sed -n 's/.*counter packets \([0-9]*\).*/\1/p' | head -n1
 }
 
+# sft_busiest_link BEFORE AFTER: the number I of the link lI whose bytes
+# grew most between two snapshots of "lI BYTES ..." lines (lines
+# starting with '#' skipped; srd_ecmp_bed.sh counters, whose second
+# column is what R1 sent onto the link, or the same from "ip -s link");
+# nothing when none grew.
+sft_busiest_link() {
+	awk 'NR == FNR { if ($1 !~ /^#/) b[$1] = $2; next }
+	     $1 !~ /^#/ { d = $2 - b[$1]; if (d > m) { m = d; l = $1 } }
+	     END { sub(/^l/, "", l); print l }' "$1" "$2"
+}
+
 # The benchmarks' summaries (srd_fault_bench.sh, srd_rails_bench.sh).
 # sft_mmm "V1 V2 ...": "min / median / max" of the values, "-" if none.
 sft_mmm() {

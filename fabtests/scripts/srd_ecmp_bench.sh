@@ -154,10 +154,7 @@ run_stall() {	# run_stall PROV KEY FAULT
 	local cpid=$!
 	sleep 1.5
 	bed counters >"$tmp/c1"
-	link=$(awk 'NR == FNR { if ($1 !~ /^#/) b[$1] = $2; next }
-		    $1 !~ /^#/ { d = $2 - b[$1]; if (d > m) { m = d; l = $1 } }
-		    END { print l }' "$tmp/c0" "$tmp/c1")
-	link=${link#l}
+	link=$(sft_busiest_link "$tmp/c0" "$tmp/c1")
 	link=${link:-1}
 	if [ "$fault" = 1 ]; then
 		mapfile -t cmds < <(bed faultcmds blackhole "$link")

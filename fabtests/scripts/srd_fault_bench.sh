@@ -154,13 +154,6 @@ failures=0
 envs=(FI_SRD_IFACE=eth0 FI_TCP_IFACE=eth0 FI_NET_IFACE=eth0 FI_SRD_STATS=1)
 [ -n "${FI_PROVIDER_PATH:-}" ] && envs+=("FI_PROVIDER_PATH=$FI_PROVIDER_PATH")
 
-# The link that carried the most bytes from R1 between two snapshots.
-busiest() {
-	awk 'NR == FNR { if ($1 !~ /^#/) b[$1] = $2; next }
-	     $1 !~ /^#/ { d = $2 - b[$1]; if (d > m) { m = d; l = $1 } }
-	     END { sub(/^l/, "", l); print l }' "$1" "$2"
-}
-
 # stat_of FILE RECORD KEY: the value of KEY in the first RECORD line of
 # srd's statistics (FI_SRD_STATS=1) in FILE; nothing when absent.
 stat_of() {
@@ -203,7 +196,7 @@ stream() {
 	if [ "$fault" != none ]; then
 		sleep 1
 		bed counters >"$tmp/c1"
-		link=$(busiest "$tmp/c0" "$tmp/c1")
+		link=$(sft_busiest_link "$tmp/c0" "$tmp/c1")
 		link=${link:-1}
 		# The fault's commands, ready before it: the bed's own
 		# commands (a bash script and two "ip netns exec" each, ~140

@@ -80,19 +80,17 @@ static void tp_ack_paths_failed(struct srd_tp *tp, struct srd_tp_peer *peer)
 static void tp_ack_paths_heard(struct srd_tp *tp, struct srd_tp_peer *peer,
 			       uint32_t heard)
 {
-	uint32_t first = 0, n = srd_tp_peer_npaths(tp, peer), ours = 0;
+	uint32_t first = 0, n = srd_tp_peer_npaths(tp, peer), ours, s;
 
 	if (peer->rails) {
 		n = srd_wire_rail_paths(tp->wire);
 		first = peer->rails->rx_rail * n;
 	}
-	if (!first && n >= 32)
-		ours = ~0u;
-	else if (!first)
-		ours = (1u << n) - 1;
-	else
-		for (uint32_t i = 0; i < n && i < 32; i++)
-			ours |= 1u << ((first + i) % 32);
+	/* bits (first + i) % 32, i < n: n low bits rotated by first */
+	ours = n >= 32 ? ~0u : (1u << n) - 1;
+	s = first % 32;
+	if (s)
+		ours = ours << s | ours >> (32 - s);
 	/* Our DOWN paths and those a duplicate marked carry no ack: the
 	 * sender cannot have heard them, and they are passed over anyway. */
 	ours &= ~peer->ack_paths_avoid;
