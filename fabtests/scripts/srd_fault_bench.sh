@@ -13,7 +13,15 @@
 # counters one second into the transfer:
 #
 #   bw0, bw1, bw5  MB/s of 1 MiB messages, window 64, with 0, 1 and 5 %
-#                  random loss on every link (every IPv4 packet);
+#                  random loss on every link (every IPv4 packet), a
+#                  stream each;
+#   frac1, frac5   the 1 % and 5 % loss rates over the lossless rate,
+#                  from one stream that goes lossless, 1 %, lossless,
+#                  5 %, lossless (2.5 s each, 1.5 s with -q; each loss
+#                  phase over the mean of the lossless ones either
+#                  side): separate streams hash their ports onto the
+#                  links anew, and the draw decides their rate
+#                  (loss_phases, below);
 #   resend1/5      srd only: resent copies that went out (retx_sent in
 #                  the client's stats) over the copies the server did
 #                  not take (the client's sequenced datagrams sent,
@@ -64,14 +72,14 @@
 #                  kernel's TCP without it), which separate hosts would
 #                  not; every provider runs the same way.
 #
-# -s runs only the steps named, each run: loss (bw0, bw1, bw5 and the
-# resend ratios), nofault, blackhole, linkdown, ratedrop, incast
+# -s runs only the steps named, each run: loss (bw0, bw1, bw5, frac1,
+# frac5 and the resend ratios), nofault, blackhole, linkdown, ratedrop, incast
 # (default: all of them); e.g. -s nofault,ratedrop -n 12 times the
 # rate drop twelve times beside the same window with no fault.
 #
 # It prints min/median/max of each over the runs and, for srd, the
 # issue's targets as MET or MISSED (a target must hold on every run:
-# bw1 >= 90 % and bw5 >= 75 % of the same run's bw0, every stall
+# frac1 >= 0.90 and frac5 >= 0.75, every stall
 # <= 10 ms, resend ratio <= 1.1, incast >= 85 % of the receiver's link
 # with < 2 % of the packets resent).  The exit status is 0 unless a run
 # failed: a benchmark reports, CI does not gate on speed.  -q: 2 runs,
@@ -139,9 +147,9 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 if [ "$quick" = 1 ]; then
-	bw_msgs=100; stall_msgs_other=3000
+	bw_msgs=100; stall_msgs_other=3000; phase_s=1.5
 else
-	bw_msgs=150; stall_msgs_other=4000
+	bw_msgs=150; stall_msgs_other=4000; phase_s=2.5
 fi
 # srd's stall streams outlast the fault's second at the bed's 100 MB/s
 # (4,000 did not: 3 of 4 ended 712-895 ms into it); the others, single
@@ -326,6 +334,68 @@ incast() {
 	return 0
 }
 
+# loss_phases PROV: the loss fractions, from one stream whose bed goes
+# lossless, 1 %, lossless, 5 %, lossless, $phase_s s each.  Separate
+# streams compare two draws of the routers' hash: each stream's 16
+# source ports land on the 4 links anew, and a draw that leaves a link
+# one path or none caps the stream (srd lossless, 300 MiB streams on
+# 2026-12-06: 70-93 MB/s, the slow ones with a link at 0-56 MB where the
+# others carried 97-113), so that a loss run's fraction of a lossless
+# one swung with the draws (0.84-0.98 at 1 % in one set of five).  One
+# stream keeps its ports and links through every phase.  Each phase's
+# rate counts sft_stream's completions (SFT_DONE_LOG) from 0.5 s after
+# the change to the next one; a loss phase is held against the mean of
+# the lossless ones either side (drift between them cancels).  Sets
+# P_FRAC1, P_FRAC5 (empty: not measured) and P_RATES (the five MB/s).
+loss_phases() {
+	local prov=$1 msgs=600 spid cpid i=0 loss
+	local -a at
+	[ "$prov" = srd ] && msgs=2000	# outlasts the phases at 100 MB/s
+	port=$((port + 1))
+	P_FRAC1='' P_FRAC5='' P_RATES=''
+	bed loss 0 >/dev/null
+	bed exec B env "${envs[@]}" SFT_DONE_LOG=1 timeout -k 5 90 \
+		"$bindir/sft_stream" -p "$prov" -s -P "$port" -t 90 -S 1m \
+		-W 64 -I "$msgs" >"$tmp/pserver" 2>&1 &
+	spid=$!
+	sleep 0.5
+	bed exec A env "${envs[@]}" timeout -k 5 90 "$bindir/sft_stream" \
+		-p "$prov" -P "$port" -t 90 -S 1m -W 64 -I "$msgs" \
+		"$(bed addr B)" >"$tmp/pclient" 2>&1 &
+	cpid=$!
+	sleep 1
+	for loss in 0 1 0 5 0; do
+		bed loss "$loss" all >/dev/null
+		# CLOCK_BOOTTIME, = CLOCK_MONOTONIC where nothing suspends
+		at[i]=$(awk '{ print $1 }' /proc/uptime)
+		i=$((i + 1))
+		sleep "$phase_s"
+	done
+	at[i]=$(awk '{ print $1 }' /proc/uptime)
+	bed loss 0 >/dev/null
+	# both ends, by the port only they use ($! is the shell that runs
+	# bed, not the program)
+	pkill -TERM -f -- "-P $port -t 90 " 2>/dev/null
+	wait "$cpid" "$spid" 2>/dev/null
+	read -r P_RATES P_FRAC1 P_FRAC5 < <(awk -v at="${at[*]}" '
+		BEGIN { n = split(at, t, " ") - 1 }
+		$1 == "done" { last = $2
+			for (k = 1; k <= n; k++)
+				if ($2 >= t[k] + 0.5 && $2 < t[k + 1]) c[k]++ }
+		END {
+			# a stream that ended (or stalled for good) before the
+			# last phase did measures nothing
+			if (last < t[n + 1] - 0.5) { print "-"; exit }
+			for (k = 1; k <= n; k++)
+				r[k] = c[k] * 1.048576 / (t[k + 1] - t[k] - 0.5)
+			if (!r[1] || !r[3] || !r[5]) { print "-"; exit }
+			printf "%.1f/%.1f/%.1f/%.1f/%.1f %.3f %.3f\n",
+			       r[1], r[2], r[3], r[4], r[5],
+			       r[2] / ((r[1] + r[3]) / 2), r[4] / ((r[3] + r[5]) / 2)
+		}' "$tmp/pserver")
+	[ "$P_RATES" != - ] || P_RATES='' P_FRAC1='' P_FRAC5=''
+}
+
 declare -A V	# V[prov,key] = space-separated values over the runs
 declare -A B0	# B0[prov,run] = lossless MB/s
 add() { V[$1,$2]="${V[$1,$2]:-} $3"; }
@@ -335,7 +405,6 @@ echo "=== srd fault benchmark: providers: $provs; $runs runs; 4 links of $rate M
 bed up -k 4 -r "$rate" -a 4 >/dev/null || { echo "bed up failed"; exit 1; }
 for run in $(seq 1 "$runs"); do
 	while read -r prov; do
-		bw0=
 		unset this
 		declare -A this
 		for loss in 0 1 5; do
@@ -344,10 +413,7 @@ for run in $(seq 1 "$runs"); do
 			stream "$prov" 1m 64 "$bw_msgs" none || continue
 			add "$prov" "bw$loss" "$S_MBS"
 			this[bw$loss]=$S_MBS
-			[ "$loss" = 0 ] && bw0=$S_MBS && B0[$prov,$run]=$S_MBS
-			if [ "$loss" != 0 ] && [ -n "$bw0" ]; then
-				add "$prov" "frac$loss" "$(awk -v a="$S_MBS" -v b="$bw0" 'BEGIN { printf "%.3f", a / b }')"
-			fi
+			[ "$loss" = 0 ] && B0[$prov,$run]=$S_MBS
 			if [ "$loss" != 0 ] && [ "$prov" = srd ] && [ "$S_LOST" -gt 0 ]; then
 				add "$prov" "resend$loss" "$(awk -v a="$S_RESENT" -v b="$S_LOST" 'BEGIN { printf "%.2f", a / b }')"
 				this[resent$loss]="$S_RESENT/$S_LOST lost, $S_DUPS twice, R1 $S_DROPS"
@@ -358,6 +424,15 @@ for run in $(seq 1 "$runs"); do
 		if step loss; then
 			line+=" MB/s at 0/1/5 % loss"
 			for loss in 0 1 5; do line+=" ${this[bw$loss]:-failed}"; done
+			loss_phases "$prov"
+			if [ -n "$P_RATES" ]; then
+				add "$prov" frac1 "$P_FRAC1"
+				add "$prov" frac5 "$P_FRAC5"
+				line+=", one stream 0/1/0/5/0 % $P_RATES (1 %: $P_FRAC1, 5 %: $P_FRAC5 of lossless)"
+			else
+				line+=", one stream 0/1/0/5/0 %: not measured"
+				add "$prov" phases_short 1
+			fi
 			line+=";"
 		fi
 		[ -n "$stall_steps" ] && line+=" longest gap (ms)"
@@ -419,6 +494,8 @@ while read -r prov; do
 		[ -n "${V[$prov,$key]:-}" ] || continue
 		printf '%-14s %-10s %s\n' "$prov" "$key" "$(sft_mmm "${V[$prov,$key]}")"
 	done
+	[ -n "${V[$prov,phases_short]:-}" ] &&
+		printf '%-14s %-10s %s\n' "$prov" "frac1/5" "not measured in $(wc -w <<<"${V[$prov,phases_short]}") of $runs runs (the phased stream ended or stalled before its last phase did)"
 	for fault in nofault blackhole linkdown ratedrop; do
 		[ -n "${V[$prov,${fault}_stuck]:-}" ] &&
 			printf '%-14s %-10s %s\n' "$prov" "$fault" "did not complete in $(wc -w <<<"${V[$prov,${fault}_stuck]}") of $runs runs (30 s without a completion)"

@@ -18,7 +18,11 @@
  * completion in CLOCK_MONOTONIC seconds, the span a window of time
  * outside must lie in for its gaps to have been measured) and, with
  * SFT_GAP_LOG=1, every gap of 2 ms or more as "gap START END" in
- * CLOCK_MONOTONIC seconds, to line stalls up with events outside.
+ * CLOCK_MONOTONIC seconds, to line stalls up with events outside; with
+ * SFT_DONE_LOG=1, every completion as "done T" (CLOCK_MONOTONIC seconds,
+ * each line flushed: a stream stopped by a signal keeps what it logged),
+ * so that the rate over any window of time can be counted outside (a
+ * stream whose conditions change on the way).
  *
  * Checks: every completion's op_context (a slot, posted once), flags,
  * length and tag; every byte of every message (a pattern per message
@@ -40,7 +44,7 @@ struct stream {
 	struct fi_context2 *ctx;
 	int *num;		/* the message each slot holds now */
 	uint64_t *gaps;		/* server: time before each completion */
-	int ngaps, gap_log;
+	int ngaps, gap_log, done_log;
 };
 
 static uint64_t seed_of(int n)
@@ -107,6 +111,10 @@ static void run_server(struct stream *s)
 				printf("gap %.6f %.6f\n", last / 1e6, now / 1e6);
 		}
 		last = now;
+		if (s->done_log) {
+			printf("done %.6f\n", now / 1e6);
+			fflush(stdout);
+		}
 		i = slot_of(s, e.op_context);
 		n = s->num[i];
 		memset(&x, 0, sizeof(x));
@@ -187,6 +195,8 @@ int main(int argc, char **argv)
 	if (s.wnd > s.total)
 		s.wnd = s.total;
 	s.gap_log = getenv("SFT_GAP_LOG") && !strcmp(getenv("SFT_GAP_LOG"), "1");
+	s.done_log = getenv("SFT_DONE_LOG") &&
+		     !strcmp(getenv("SFT_DONE_LOG"), "1");
 	p.caps = FI_TAGGED;
 	sft_setup(&s.c, &o, &p);
 	if (s.size > s.c.info->ep_attr->max_msg_size)
