@@ -338,56 +338,72 @@ incast() {
 # lossless, 1 %, lossless, 5 %, lossless, $phase_s s each.  Separate
 # streams compare two draws of the routers' hash: each stream's 16
 # source ports land on the 4 links anew, and a draw that leaves a link
-# one path or none caps the stream (srd lossless, 300 MiB streams on
-# 2026-12-06: 70-93 MB/s, the slow ones with a link at 0-56 MB where the
-# others carried 97-113), so that a loss run's fraction of a lossless
-# one swung with the draws (0.84-0.98 at 1 % in one set of five).  One
-# stream keeps its ports and links through every phase.  Each phase's
-# rate counts sft_stream's completions (SFT_DONE_LOG) from 0.5 s after
-# the change to the next one; a loss phase is held against the mean of
-# the lossless ones either side (drift between them cancels).  Sets
-# P_FRAC1, P_FRAC5 (empty: not measured) and P_RATES (the five MB/s).
+# few paths or none caps the stream (srd lossless, 300 MiB streams on
+# 2026-12-06: 66-93 MB/s over 23, the seven below 81 with one or two
+# links at 0-56 MB where the busiest carried 97-118), so that a loss
+# run's fraction of a lossless one swung with the draws (0.84-0.98 at
+# 1 % in one set of five).  One stream keeps its ports and links
+# through every phase; it is sized never to end on its own and stopped
+# after the last phase.  Each phase's rate counts sft_stream's
+# completions (SFT_DONE_LOG) from 0.5 s after its change to the moment
+# before the next change; a loss phase is held against the mean of the
+# lossless ones either side (drift between them cancels).  Sets P_FRAC1,
+# P_FRAC5 (empty: not measured) and P_RATES (the five MB/s).
 loss_phases() {
-	local prov=$1 msgs=600 spid cpid i=0 loss
-	local -a at
-	[ "$prov" = srd ] && msgs=2000	# outlasts the phases at 100 MB/s
+	local prov=$1 spid cpid i=0 loss fail
+	local -a at end
 	port=$((port + 1))
 	P_FRAC1='' P_FRAC5='' P_RATES=''
 	bed loss 0 >/dev/null
 	bed exec B env "${envs[@]}" SFT_DONE_LOG=1 timeout -k 5 90 \
 		"$bindir/sft_stream" -p "$prov" -s -P "$port" -t 90 -S 1m \
-		-W 64 -I "$msgs" >"$tmp/pserver" 2>&1 &
+		-W 64 -I 1000000 >"$tmp/pserver" 2>&1 &
 	spid=$!
 	sleep 0.5
 	bed exec A env "${envs[@]}" timeout -k 5 90 "$bindir/sft_stream" \
-		-p "$prov" -P "$port" -t 90 -S 1m -W 64 -I "$msgs" \
+		-p "$prov" -P "$port" -t 90 -S 1m -W 64 -I 1000000 \
 		"$(bed addr B)" >"$tmp/pclient" 2>&1 &
 	cpid=$!
 	sleep 1
+	# CLOCK_BOOTTIME, = CLOCK_MONOTONIC where nothing suspends; a
+	# phase ends before the next change's commands run (they take
+	# 0.1-0.2 s) and starts after them
 	for loss in 0 1 0 5 0; do
+		[ "$i" -gt 0 ] && end[i]=$(awk '{ print $1 }' /proc/uptime)
 		bed loss "$loss" all >/dev/null
-		# CLOCK_BOOTTIME, = CLOCK_MONOTONIC where nothing suspends
 		at[i]=$(awk '{ print $1 }' /proc/uptime)
 		i=$((i + 1))
 		sleep "$phase_s"
 	done
-	at[i]=$(awk '{ print $1 }' /proc/uptime)
+	end[i]=$(awk '{ print $1 }' /proc/uptime)
 	bed loss 0 >/dev/null
-	# both ends, by the port only they use ($! is the shell that runs
-	# bed, not the program)
-	pkill -TERM -f -- "-P $port -t 90 " 2>/dev/null
+	# a failure of either end before the stop (not one the stop makes:
+	# a tcp server's end can fail its client first)
+	fail=$(grep -a -h '^FAIL' "$tmp/pserver" "$tmp/pclient" | head -n 1)
+	# both ends: $! is the shell that runs bed, whose child is the
+	# timeout that runs sft_stream (timeout passes the signal on)
+	pkill -TERM -P "$spid,$cpid" 2>/dev/null
 	wait "$cpid" "$spid" 2>/dev/null
-	read -r P_RATES P_FRAC1 P_FRAC5 < <(awk -v at="${at[*]}" '
-		BEGIN { n = split(at, t, " ") - 1 }
+	if [ -n "$fail" ]; then
+		echo "  $prov loss phases: $fail"
+		[ "$prov" = srd ] && failures=$((failures + 1))
+		return 1
+	fi
+	# a stream that ended before the phases did (its RESULT line) or
+	# stalled for good measures nothing
+	grep -a -q '^RESULT' "$tmp/pserver" && return 1
+	read -r P_RATES P_FRAC1 P_FRAC5 < <(awk -v at="${at[*]}" \
+						  -v end="${end[*]}" '
+		# phase k: from t[k] (its change done) to e[k] (before the
+		# next change)
+		BEGIN { n = split(at, t, " "); split(end, e, " ") }
 		$1 == "done" { last = $2
 			for (k = 1; k <= n; k++)
-				if ($2 >= t[k] + 0.5 && $2 < t[k + 1]) c[k]++ }
+				if ($2 >= t[k] + 0.5 && $2 < e[k]) c[k]++ }
 		END {
-			# a stream that ended (or stalled for good) before the
-			# last phase did measures nothing
-			if (last < t[n + 1] - 0.5) { print "-"; exit }
+			if (last < e[n] - 0.5) { print "-"; exit }
 			for (k = 1; k <= n; k++)
-				r[k] = c[k] * 1.048576 / (t[k + 1] - t[k] - 0.5)
+				r[k] = c[k] * 1.048576 / (e[k] - t[k] - 0.5)
 			if (!r[1] || !r[3] || !r[5]) { print "-"; exit }
 			printf "%.1f/%.1f/%.1f/%.1f/%.1f %.3f %.3f\n",
 			       r[1], r[2], r[3], r[4], r[5],
@@ -495,7 +511,7 @@ while read -r prov; do
 		printf '%-14s %-10s %s\n' "$prov" "$key" "$(sft_mmm "${V[$prov,$key]}")"
 	done
 	[ -n "${V[$prov,phases_short]:-}" ] &&
-		printf '%-14s %-10s %s\n' "$prov" "frac1/5" "not measured in $(wc -w <<<"${V[$prov,phases_short]}") of $runs runs (the phased stream ended or stalled before its last phase did)"
+		printf '%-14s %-10s %s\n' "$prov" "frac1/5" "not measured in $(wc -w <<<"${V[$prov,phases_short]}") of $runs runs (the phased stream failed, ended or stalled before its last phase did)"
 	for fault in nofault blackhole linkdown ratedrop; do
 		[ -n "${V[$prov,${fault}_stuck]:-}" ] &&
 			printf '%-14s %-10s %s\n' "$prov" "$fault" "did not complete in $(wc -w <<<"${V[$prov,${fault}_stuck]}") of $runs runs (30 s without a completion)"

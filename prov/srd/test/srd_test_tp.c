@@ -1579,11 +1579,12 @@ static void ack_tally_stream(struct test_pkt *pkts, uint32_t count,
 	ack_tally.after.on_watch = ack_tally.on_watch - ack_tally.after.on_watch;
 }
 
-/* A receiver that sends no data, streamed to while four of 16 paths
- * black-hole: SACK covers each lost ack with the next one, so no
- * duplicate tells it which of its ack paths are dead, and before the
- * sender said which of them it heard (SRD_HDR_F_ACK_PATHS) a quarter of
- * its acks went into the hole to the end.  Now, once the sender's
+/* A receiver that sends no data, streamed to while some of its paths
+ * black-hole (4 of 16, 8 of 64): SACK covers each lost ack with the
+ * next one, so no duplicate tells it which of its ack paths are dead,
+ * and before the sender said which of them it heard
+ * (SRD_HDR_F_ACK_PATHS) a quarter of its acks (with 4 of 16) went into
+ * the hole to the end.  Now, once the sender's
  * epochs show them unheard, it acks on them only one try in
  * SRD_TP_ACK_PROBE_EVERY; when they heal, those tries are heard and
  * they carry their share again.  With answered, node 1 sent node 0 a

@@ -369,8 +369,9 @@ struct srd_tp_peer {
 	/* Our ack paths, bit (path % 32): those acks went on since the
 	 * newest packet arrived, those a duplicate then proved lost, and
 	 * those the sender said it did not hear (acks pass over the last
-	 * two; srd_tp_sack.c).  Past 32 paths, paths 32 apart share a bit
-	 * (the wire's set is as wide): the rule weakens, refuses nothing. */
+	 * two; srd_tp_sack.c).  Past 32 paths in all, paths 32 apart share
+	 * a bit (the wire's set is as wide): the rule weakens, refuses
+	 * nothing (spec 5.7). */
 	uint32_t ack_paths_since;
 	uint32_t ack_paths_avoid;
 	uint32_t ack_paths_unheard;
