@@ -62,6 +62,13 @@ sft_lossy_dropped() {
 		sed -n 's/.*counter packets \([0-9]*\).*/\1/p' | head -n1
 }
 
+# sft_uptime: seconds since boot (/proc/uptime, CLOCK_BOOTTIME: the same
+# as CLOCK_MONOTONIC, which sft_stream's logs use, where nothing
+# suspends), to line events up with those logs.
+sft_uptime() {
+	awk '{ print $1 }' /proc/uptime
+}
+
 # sft_busiest_link BEFORE AFTER: the number I of the link lI whose bytes
 # grew most between two snapshots of "lI BYTES ..." lines (lines
 # starting with '#' skipped; srd_ecmp_bed.sh counters, whose second

@@ -163,7 +163,7 @@ run_stall() {	# run_stall PROV KEY FAULT
 	fi
 	sleep 1
 	# CLOCK_BOOTTIME, = CLOCK_MONOTONIC where nothing suspends
-	t_fault=$(awk '{ print $1 }' /proc/uptime)
+	t_fault=$(sft_uptime)
 	for c in "${cmds[@]}"; do
 		eval "$c" >/dev/null
 	done

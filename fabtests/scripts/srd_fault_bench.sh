@@ -227,7 +227,7 @@ stream() {
 		# the commands above take that)
 		sleep 1
 		# CLOCK_BOOTTIME, = CLOCK_MONOTONIC where nothing suspends
-		t_fault=$(awk '{ print $1 }' /proc/uptime)
+		t_fault=$(sft_uptime)
 		for c in "${fault_cmds[@]}"; do
 			eval "$c" >/dev/null ||
 				{ echo "bed: '$c' failed"; exit 1; }
@@ -369,13 +369,13 @@ loss_phases() {
 	# phase ends before the next change's commands run (they take
 	# 0.1-0.2 s) and starts after them
 	for loss in 0 1 0 5 0; do
-		[ "$i" -gt 0 ] && end[i]=$(awk '{ print $1 }' /proc/uptime)
+		[ "$i" -gt 0 ] && end[i]=$(sft_uptime)
 		bed loss "$loss" all >/dev/null
-		at[i]=$(awk '{ print $1 }' /proc/uptime)
+		at[i]=$(sft_uptime)
 		i=$((i + 1))
 		sleep "$phase_s"
 	done
-	end[i]=$(awk '{ print $1 }' /proc/uptime)
+	end[i]=$(sft_uptime)
 	bed loss 0 >/dev/null
 	# a failure of either end before the stop (not one the stop makes:
 	# a tcp server's end can fail its client first)

@@ -140,7 +140,7 @@ stream() {
 	cpid=$!
 	if [ "$kill" != 0 ]; then
 		sleep 1.5
-		t_kill=$(awk '{ print $1 }' /proc/uptime)
+		t_kill=$(sft_uptime)
 		ip -n "$name-${kill,,}" link set r1 down
 	fi
 	wait "$cpid"

@@ -137,6 +137,25 @@ static inline uint16_t srd_tp_peer_npaths(const struct srd_tp *tp,
 	return (uint16_t)(per * __builtin_ctz(~(unsigned)peer->rails->proven));
 }
 
+/* The n paths from first that our acks to the peer go on: the rail its
+ * latest packet came by (spec 5.16), or all of them with one rail.
+ * srd_tp_path_pick_ack picks among them, and the sender's word on the
+ * ack paths it heard is reckoned over them (srd_tp_sack.c). */
+static inline void srd_tp_ack_paths(const struct srd_tp *tp,
+				    const struct srd_tp_peer *peer,
+				    uint16_t *first, uint16_t *n)
+{
+	uint16_t per = srd_wire_rail_paths(tp->wire);
+
+	if (!peer->rails) {
+		*first = 0;
+		*n = srd_tp_peer_npaths(tp, peer);
+		return;
+	}
+	*first = (uint16_t)(peer->rails->rx_rail * per);
+	*n = per;
+}
+
 /* Where a datagram to the peer on this path goes: its address on the
  * path's rail. */
 static inline const union srd_wire_addr *

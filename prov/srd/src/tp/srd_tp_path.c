@@ -367,14 +367,10 @@ uint16_t srd_tp_path_pick_ctrl(struct srd_tp *tp, struct srd_tp_peer *peer)
 uint16_t srd_tp_path_pick_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 			      bool try_unheard)
 {
-	uint16_t per = srd_wire_rail_paths(tp->wire);
+	uint16_t first, n;
 
-	if (!peer->rails)
-		return tp_path_pick_ctrl_in(peer, 0,
-					    srd_tp_peer_npaths(tp, peer),
-					    try_unheard);
-	return tp_path_pick_ctrl_in(peer, (uint16_t)(peer->rails->rx_rail * per),
-				    per, try_unheard);
+	srd_tp_ack_paths(tp, peer, &first, &n);
+	return tp_path_pick_ctrl_in(peer, first, n, try_unheard);
 }
 
 uint16_t srd_tp_path_pick_hs(struct srd_tp *tp, struct srd_tp_peer *peer)

@@ -80,12 +80,10 @@ static void tp_ack_paths_failed(struct srd_tp *tp, struct srd_tp_peer *peer)
 static void tp_ack_paths_heard(struct srd_tp *tp, struct srd_tp_peer *peer,
 			       uint32_t heard)
 {
-	uint32_t first = 0, n = srd_tp_peer_npaths(tp, peer), ours, s;
+	uint16_t first, n;
+	uint32_t ours, s;
 
-	if (peer->rails) {
-		n = srd_wire_rail_paths(tp->wire);
-		first = peer->rails->rx_rail * n;
-	}
+	srd_tp_ack_paths(tp, peer, &first, &n);
 	/* bits (first + i) % 32, i < n: n low bits rotated by first */
 	ours = n >= 32 ? ~0u : (1u << n) - 1;
 	s = first % 32;
