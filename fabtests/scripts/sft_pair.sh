@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
-# sft_pair.sh [-t TIMEOUT] -- PROGRAM ARGS...
+# sft_pair.sh [-t TIMEOUT] [-c ARG]... -- PROGRAM ARGS...
 #
 # Runs one sft_* test as a server/client pair on 127.0.0.1:
 #   server: PROGRAM ARGS -s -P PORT
-#   client: PROGRAM ARGS -P PORT 127.0.0.1
+#   client: PROGRAM ARGS [ARG...] -P PORT 127.0.0.1
+# (each -c adds one ARG to the client's line alone: a later option wins,
+# so "-c -W -c 4" gives the client another window than the server).
 # PORT is a free TCP port for the out-of-band address exchange.  Both
 # sides run under timeout(1).  Exit 0 only if both sides exit 0; 77 if a
 # side skipped (and none failed); 1 otherwise.  Output is printed with a
@@ -12,14 +14,16 @@
 set -u
 
 usage() {
-	echo "usage: $0 [-t TIMEOUT_SECONDS] -- PROGRAM ARGS..." >&2
+	echo "usage: $0 [-t TIMEOUT_SECONDS] [-c CLIENT_ARG]... -- PROGRAM ARGS..." >&2
 	exit 2
 }
 
 tmo=120
+cli_extra=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-t) [ $# -ge 2 ] || usage; tmo=$2; shift 2 ;;
+	-c) [ $# -ge 2 ] || usage; cli_extra+=("$2"); shift 2 ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	*) break ;;
@@ -86,7 +90,8 @@ done
 srv_rc=
 cli_rc=
 if port_busy "$port"; then
-	timeout -k 5 "$tmo" "$@" -P "$port" 127.0.0.1 >"$tmpdir/client" 2>&1 &
+	timeout -k 5 "$tmo" "$@" "${cli_extra[@]}" -P "$port" 127.0.0.1 \
+		>"$tmpdir/client" 2>&1 &
 	cli_pid=$!
 else
 	echo "server never listened on port $port" >"$tmpdir/client"

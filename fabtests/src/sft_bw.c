@@ -224,6 +224,7 @@ int main(int argc, char **argv)
 		!!(b.c.info->rx_attr->msg_order & FI_ORDER_SAS);
 	sft_buf_alloc(&b.c, &b.ack, ACK_LEN);
 	sft_exchange_addr(&b.c);
+	sft_oob_agree(&b.c);
 	if (!o.server)
 		printf("%-10s %7s %6s %10s  (%s%s)\n", "bytes", "window",
 		       "iters", "MB/s", o.tagged ? "tagged" : "msg",

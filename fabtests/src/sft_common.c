@@ -553,6 +553,45 @@ void sft_oob_sync(struct sft_ctx *c)
 		sft_die("OOB sync: got 0x%02x", (unsigned char)in);
 }
 
+/* The two ends of a benchmark size their buffers, windows and rounds
+ * from their own options; if those differ, one end waits for operations
+ * the other never posts and the run ends in a timeout or a false data
+ * error.  Compare them once, before any traffic, and say which differs. */
+void sft_oob_agree(struct sft_ctx *c)
+{
+	const struct sft_opts *o = c->opts;
+	uint64_t mine[5 + SFT_MAX_SIZES] = { 0 }, theirs[5 + SFT_MAX_SIZES];
+	static const char *const what[] = { "-o", "-W", "-I", "-m",
+					    "the number of -S sizes" };
+
+	for (const char *p = o->op ? o->op : ""; *p; p++)
+		mine[0] = mine[0] * 131 + (unsigned char)*p;
+	mine[1] = (uint64_t)o->window;
+	mine[2] = (uint64_t)o->iters;
+	mine[3] = (uint64_t)o->tagged;
+	mine[4] = (uint64_t)o->nsizes;
+	for (int i = 0; i < o->nsizes && i < SFT_MAX_SIZES; i++)
+		mine[5 + i] = o->sizes[i];
+	sft_oob_send(c, mine, sizeof(mine));
+	sft_oob_recv(c, theirs, sizeof(theirs));
+	for (int i = 0; i < 5 + SFT_MAX_SIZES; i++) {
+		if (mine[i] == theirs[i])
+			continue;
+		if (i >= 5)
+			sft_die("client and server disagree on -S: size %d is "
+				"%" PRIu64 " here, %" PRIu64 " at the other "
+				"end (give both ends the same options)",
+				i - 5, mine[i], theirs[i]);
+		if (i == 0)
+			sft_die("client and server disagree on -o (%s here; "
+				"give both ends the same options)",
+				o->op ? o->op : "none");
+		sft_die("client and server disagree on %s: %" PRIu64
+			" here, %" PRIu64 " at the other end (give both "
+			"ends the same options)", what[i], mine[i], theirs[i]);
+	}
+}
+
 void sft_exchange_addr(struct sft_ctx *c)
 {
 	char mine[512], theirs[512];

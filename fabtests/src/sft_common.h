@@ -15,6 +15,7 @@
 #define SFT_COMMON_H
 
 #include <stddef.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -163,6 +164,7 @@ void sft_oob_connect(struct sft_ctx *c);
 void sft_oob_send(struct sft_ctx *c, const void *buf, size_t len);
 void sft_oob_recv(struct sft_ctx *c, void *buf, size_t len);
 void sft_oob_sync(struct sft_ctx *c);
+void sft_oob_agree(struct sft_ctx *c);
 void sft_exchange_addr(struct sft_ctx *c);
 
 /* buffers */

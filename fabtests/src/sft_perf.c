@@ -406,6 +406,7 @@ static void setup(struct perf *pf, struct sft_opts *o, size_t max)
 	if (!pf->ctx || !pf->samples)
 		sft_die("out of memory");
 	sft_exchange_addr(c);
+	sft_oob_agree(c);
 	if (pf->op >= OP_WRITE) {
 		uint64_t kv[2] = { pf->mr[1] ? fi_mr_key(pf->mr[1]) : 0,
 				   (uint64_t)(uintptr_t)pf->area };
