@@ -5,8 +5,9 @@
 # Runs one sft_* test as a server/client pair on 127.0.0.1:
 #   server: PROGRAM ARGS -s -P PORT
 #   client: PROGRAM ARGS [ARG...] -P PORT 127.0.0.1
-# (each -c adds one ARG to the client's line alone: a later option wins,
-# so "-c -W -c 4" gives the client another window than the server).
+# (each -c adds one ARG to the client's line alone, after ARGS: a later
+# option wins, so "-c -W -c 4" gives the client another window than the
+# server; ARGS must then end in options, not a positional argument).
 # PORT is a free TCP port for the out-of-band address exchange.  Both
 # sides run under timeout(1).  Exit 0 only if both sides exit 0; 77 if a
 # side skipped (and none failed); 1 otherwise.  Output is printed with a

@@ -559,36 +559,51 @@ void sft_oob_sync(struct sft_ctx *c)
  * error.  Compare them once, before any traffic, and say which differs. */
 void sft_oob_agree(struct sft_ctx *c)
 {
+	enum { OP, WINDOW, ITERS, TAGGED, NSIZES, SIZES };
 	const struct sft_opts *o = c->opts;
-	uint64_t mine[5 + SFT_MAX_SIZES] = { 0 }, theirs[5 + SFT_MAX_SIZES];
+	uint64_t mine[SIZES + SFT_MAX_SIZES] = { 0 };
+	uint64_t theirs[SIZES + SFT_MAX_SIZES];
 	static const char *const what[] = { "-o", "-W", "-I", "-m",
 					    "the number of -S sizes" };
+	const char *end = "(give both ends the same options)";
 
-	for (const char *p = o->op ? o->op : ""; *p; p++)
-		mine[0] = mine[0] * 131 + (unsigned char)*p;
-	mine[1] = (uint64_t)o->window;
-	mine[2] = (uint64_t)o->iters;
-	mine[3] = (uint64_t)o->tagged;
-	mine[4] = (uint64_t)o->nsizes;
+	/* -o by name, at most 8 characters, for the message below */
+	if (o->op)
+		memcpy(&mine[OP], o->op, strnlen(o->op, sizeof(mine[OP])));
+	mine[WINDOW] = (uint64_t)o->window;
+	mine[ITERS] = (uint64_t)o->iters;
+	mine[TAGGED] = (uint64_t)o->tagged;
+	mine[NSIZES] = (uint64_t)o->nsizes;
 	for (int i = 0; i < o->nsizes && i < SFT_MAX_SIZES; i++)
-		mine[5 + i] = o->sizes[i];
+		mine[SIZES + i] = o->sizes[i];
 	sft_oob_send(c, mine, sizeof(mine));
 	sft_oob_recv(c, theirs, sizeof(theirs));
-	for (int i = 0; i < 5 + SFT_MAX_SIZES; i++) {
+	for (int i = 0; i < SIZES + SFT_MAX_SIZES; i++) {
+		char a[9] = "", b[9] = "";
+
 		if (mine[i] == theirs[i])
 			continue;
-		if (i >= 5)
+		switch (i) {
+		case OP:
+			memcpy(a, &mine[OP], 8);
+			memcpy(b, &theirs[OP], 8);
+			sft_die("client and server disagree on -o: %s here, %s "
+				"at the other end %s", a[0] ? a : "none",
+				b[0] ? b : "none", end);
+		case TAGGED:
+			sft_die("client and server disagree on -m: %s here, %s "
+				"at the other end %s",
+				mine[i] ? "tagged" : "msg",
+				theirs[i] ? "tagged" : "msg", end);
+		case WINDOW: case ITERS: case NSIZES:
+			sft_die("client and server disagree on %s: %" PRIu64
+				" here, %" PRIu64 " at the other end %s",
+				what[i], mine[i], theirs[i], end);
+		default:
 			sft_die("client and server disagree on -S: size %d is "
 				"%" PRIu64 " here, %" PRIu64 " at the other "
-				"end (give both ends the same options)",
-				i - 5, mine[i], theirs[i]);
-		if (i == 0)
-			sft_die("client and server disagree on -o (%s here; "
-				"give both ends the same options)",
-				o->op ? o->op : "none");
-		sft_die("client and server disagree on %s: %" PRIu64
-			" here, %" PRIu64 " at the other end (give both "
-			"ends the same options)", what[i], mine[i], theirs[i]);
+				"end %s", i - SIZES, mine[i], theirs[i], end);
+		}
 	}
 }
 

@@ -384,9 +384,6 @@ static void setup(struct perf *pf, struct sft_opts *o, size_t max)
 	default: p.caps = FI_RMA | FI_TAGGED; break;
 	}
 	sft_setup(c, o, &p);
-	if (max > c->info->ep_attr->max_msg_size)
-		sft_skip("size %zu above max_msg_size %zu", max,
-			 c->info->ep_attr->max_msg_size);
 	pf->inject_size = pf->op == OP_READ ? 0 :
 			  c->info->tx_attr->inject_size;
 	area = pf->op == OP_LAT ? 2 * max :
@@ -407,6 +404,10 @@ static void setup(struct perf *pf, struct sft_opts *o, size_t max)
 		sft_die("out of memory");
 	sft_exchange_addr(c);
 	sft_oob_agree(c);
+	/* after the agreement, so that both ends skip together */
+	if (max > c->info->ep_attr->max_msg_size)
+		sft_skip("size %zu above max_msg_size %zu", max,
+			 c->info->ep_attr->max_msg_size);
 	if (pf->op >= OP_WRITE) {
 		uint64_t kv[2] = { pf->mr[1] ? fi_mr_key(pf->mr[1]) : 0,
 				   (uint64_t)(uintptr_t)pf->area };
