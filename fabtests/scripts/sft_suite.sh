@@ -106,7 +106,7 @@ set_cmd() {
 	perf_read) cmd=("${p[@]}" "$b/sft_perf" "${common[@]}" -o read -S 8,64k,1m -W 16 -I "$perf_n") ;;
 	# the two ends given different windows: both must stop at once,
 	# each naming the option and both values, before any traffic
-	perf_disagree) cmd=(expect_disagree "${p[@]:0:3}" -c -W -c 4 --
+	perf_disagree) cmd=(expect_disagree "$pair" -t "$ptmo" -c -W -c 4 --
 			    "$b/sft_perf" "${common[@]}" -o lat -S 8 -W 16
 			    -I 16) ;;
 	scale_av) cmd=(timeout -k 5 "$ptmo" "$b/sft_scale" "${common[@]}" -o av -S 1000,100000) ;;

@@ -563,8 +563,10 @@ void sft_oob_agree(struct sft_ctx *c)
 	const struct sft_opts *o = c->opts;
 	uint64_t mine[SIZES + SFT_MAX_SIZES] = { 0 };
 	uint64_t theirs[SIZES + SFT_MAX_SIZES];
-	static const char *const what[] = { "-o", "-W", "-I", "-m",
-					    "the number of -S sizes" };
+	static const char *const what[] = {
+		[WINDOW] = "-W", [ITERS] = "-I",
+		[NSIZES] = "the number of -S sizes",
+	};
 	const char *end = "(give both ends the same options)";
 
 	/* -o by name, at most 8 characters, for the message below */
