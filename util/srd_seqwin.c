@@ -66,7 +66,7 @@ void srd_seqwin_fini(struct srd_seqwin *win)
 
 int srd_seqwin_reserve(struct srd_seqwin *win, uint32_t seq)
 {
-	if (win->bits || seq == win->base)
+	if (!srd_seqwin_ring_due(win, seq))
 		return 0;
 	win->bits = calloc(win->size / 64, sizeof(uint64_t));
 	return win->bits ? 0 : -ENOMEM;

@@ -49,9 +49,15 @@ int srd_seqwin_init_lazy(struct srd_seqwin *win, uint32_t size,
 			 uint32_t base);
 void srd_seqwin_fini(struct srd_seqwin *win);
 /* Makes sure marking seq will not need memory: allocates the ring if seq
- * would open a hole and there is none.  -ENOMEM: seq must not be marked
- * (nor whatever it stands for be consumed). */
+ * would open a hole and there is none (srd_seqwin_ring_due).  -ENOMEM:
+ * seq must not be marked (nor whatever it stands for be consumed). */
 int srd_seqwin_reserve(struct srd_seqwin *win, uint32_t seq);
+/* Whether srd_seqwin_reserve(win, seq) would allocate the ring. */
+static inline bool srd_seqwin_ring_due(const struct srd_seqwin *win,
+				       uint32_t seq)
+{
+	return !win->bits && seq != win->base;
+}
 /* Frees the ring when no hole needs it; returns the bytes freed. */
 uint32_t srd_seqwin_trim(struct srd_seqwin *win);
 /* Bytes of ring held now. */

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "srd_tp.h"
+#include "srd_tp_int.h"
 #include "srd_memnet.h"
 #include "srd_minmax.h"
 
@@ -2464,27 +2465,15 @@ static void idle_for(uint64_t ns)
 	}
 }
 
-/* A keeper that sleeps until the next deadline and steps only then (the
- * progress thread) still compacts idle peers: a compaction round has a
- * deadline of its own (srd_tp_chores_deadline), and the steps it takes
- * are few, not a busy loop. */
-Test(tp, idle_peers_are_compacted_by_a_keeper_of_deadlines)
+/* Runs nodes 0 and 1 as a keeper of deadlines does (the progress
+ * thread: a step only when the next timer, event or chore is due) for
+ * ns of virtual time, failing past max_steps steps (a busy loop);
+ * returns the steps taken. */
+static int keep_for(uint64_t ns, int max_steps)
 {
-	union srd_wire_addr a1 = node_addr(1);
-	struct srd_tp_peer *peer;
-	struct test_pkt *pkts;
-	uint64_t end;
+	uint64_t end = srd_memnet_now(net) + ns;
 	int steps = 0;
 
-	setup_net(0, 0, 0);
-	node_open(0, 4, SRD_NS_PER_S);
-	node_open(1, 4, SRD_NS_PER_S);
-	pkts = run_transfer(64, SRD_NS_PER_S);
-	assert_exactly_once(pkts, 64);
-	peer = srd_tp_peer_find(&nodes[0].tp, &a1);
-	cr_assert_not_null(peer);
-	cr_assert_not_null(peer->tx);
-	end = srd_memnet_now(net) + 2 * nodes[0].tp.cfg.peer_idle_ns;
 	for (;;) {
 		uint64_t next = next_due(2, true);
 
@@ -2494,15 +2483,148 @@ Test(tp, idle_peers_are_compacted_by_a_keeper_of_deadlines)
 			srd_memnet_advance(net, next - srd_memnet_now(net));
 		for (int i = 0; i < 2; i++)
 			srd_tp_progress(&nodes[i].tp);
-		steps++;
-		cr_assert_lt(steps, 10000, "a busy loop of steps");
+		cr_assert_lt(++steps, max_steps, "a busy loop of steps");
 	}
+	srd_memnet_advance(net, end - srd_memnet_now(net));
+	return steps;
+}
+
+/* A keeper that sleeps until the next deadline and steps only then (the
+ * progress thread) still compacts idle peers: a compaction round has a
+ * deadline of its own (srd_tp_chores_deadline), and the steps it takes
+ * are few, not a busy loop. */
+Test(tp, idle_peers_are_compacted_by_a_keeper_of_deadlines)
+{
+	union srd_wire_addr a1 = node_addr(1);
+	struct srd_tp_peer *peer;
+	struct test_pkt *pkts;
+	int steps;
+
+	setup_net(0, 0, 0);
+	node_open(0, 4, SRD_NS_PER_S);
+	node_open(1, 4, SRD_NS_PER_S);
+	pkts = run_transfer(64, SRD_NS_PER_S);
+	assert_exactly_once(pkts, 64);
+	peer = srd_tp_peer_find(&nodes[0].tp, &a1);
+	cr_assert_not_null(peer);
+	cr_assert_not_null(peer->tx);
+	steps = keep_for(2 * nodes[0].tp.cfg.peer_idle_ns, 10000);
 	cr_assert_null(peer->tx, "the idle sender kept its send side "
 		       "(%d steps)", steps);
 	cr_assert_null(peer->paths);
 	cr_assert_geq(nodes[0].tp.cnt.peers_compacted +
 			      nodes[1].tp.cnt.peers_compacted, 1);
 	free(pkts);
+	teardown_all();
+}
+
+/* Compaction looks at the peers that hold state only: 2,000 peers known
+ * and silent cost it nothing however many rounds pass (a walk of all of
+ * them made each round cost every known peer: 10^5 of them slowed an
+ * endpoint's traffic to the few it talks to), and a peer leaves the list
+ * once compacted and joins it again when it talks. */
+Test(tp, compaction_looks_only_at_peers_that_hold_state)
+{
+	union srd_wire_addr a1 = node_addr(1);
+	struct srd_tp *tp;
+	struct srd_tp_peer *to1;
+	struct test_pkt *pkts, *again;
+	uint64_t looks, idle;
+	int steps;
+
+	setup_net(0, 0, 0);
+	node_open(0, 4, SRD_NS_PER_S);
+	node_open(1, 4, SRD_NS_PER_S);
+	tp = &nodes[0].tp;
+	idle = tp->cfg.peer_idle_ns;
+	for (int k = 0; k < 2000; k++) {
+		union srd_wire_addr a = node_addr(100 + k);
+
+		cr_assert_not_null(srd_tp_peer_get(tp, &a));
+	}
+	cr_assert_eq(tp->nholders, 0, "a peer that never talked holds state");
+	pkts = run_transfer(64, SRD_NS_PER_S);
+	assert_exactly_once(pkts, 64);
+	to1 = srd_tp_peer_find(tp, &a1);
+	cr_assert_not_null(to1->tx);
+	cr_assert_eq(tp->nholders, 1);
+	cr_assert_eq(tp->holders[0], to1->index);
+
+	/* twelve rounds (one every peer_idle_ns / 4): each looks at the one
+	 * holder until it is compacted, then at nobody */
+	looks = tp->cnt.compact_looks;
+	steps = keep_for(3 * idle, 200);
+	cr_assert_null(to1->tx, "the idle sender kept its send side");
+	cr_assert_null(to1->paths);
+	cr_assert_eq(tp->nholders, 0);
+	cr_assert_leq(tp->cnt.compact_looks - looks, 12,
+		      "compaction looked at %llu peers (%d steps)",
+		      (unsigned long long)(tp->cnt.compact_looks - looks),
+		      steps);
+
+	/* it talks again: back on the list, and off it once idle */
+	nodes[0].acked = 0;
+	nodes[1].delivered = 0;
+	memset(nodes[1].seen, 0, nodes[1].nseen);
+	again = run_transfer(64, srd_memnet_now(net) + SRD_NS_PER_S);
+	assert_exactly_once(again, 64);
+	cr_assert_eq(tp->nholders, 1);
+	cr_assert_eq(tp->holders[0], to1->index);
+	keep_for(3 * idle, 200);
+	cr_assert_eq(tp->nholders, 0);
+	cr_assert_null(to1->tx);
+	free(pkts);
+	free(again);
+	teardown_all();
+}
+
+/* A round looks at every peer that held state when it began, however
+ * the list changes under it: 150 holders (the list grows past 64 and
+ * 128), all idle and let go as they are looked at, and one that joins
+ * in the middle of the round, by then after the hand's place; that one
+ * alone is left, and the round does not call the transport quiet. */
+Test(tp, compaction_round_looks_at_every_holder_while_peers_join)
+{
+	struct srd_tp_peer *peers[150], *late;
+	union srd_wire_addr a;
+	struct srd_tp *tp;
+	uint64_t looks;
+	int calls = 0;
+
+	setup_net(0, 0, 0);
+	node_open(0, 4, SRD_NS_PER_S);
+	node_open(1, 4, SRD_NS_PER_S);
+	tp = &nodes[0].tp;
+	for (int k = 0; k < 150; k++) {
+		a = node_addr(100 + k);
+		peers[k] = srd_tp_peer_get(tp, &a);
+		cr_assert_not_null(peers[k]);
+		cr_assert_eq(srd_tp_peer_tx_get(tp, peers[k]), 0);
+		cr_assert_eq(srd_tp_peer_tx_get(tp, peers[k]), 0);
+	}
+	cr_assert_eq(tp->nholders, 150, "a second send side call listed a "
+		     "peer twice, or a first none");
+	cr_assert_geq(tp->holders_cap, 150);
+	srd_memnet_advance(net, tp->cfg.peer_idle_ns + SRD_NS_PER_MS);
+	tp->compact_at_ns = 0;
+	looks = tp->cnt.compact_looks;
+	srd_tp_peers_compact(tp, srd_memnet_now(net));
+	cr_assert_eq(tp->compact_left, 150 - SRD_TP_COMPACT_SCAN);
+	a = node_addr(1000);
+	late = srd_tp_peer_get(tp, &a);
+	cr_assert_eq(srd_tp_peer_tx_get(tp, late), 0);
+	while (tp->compact_left) {
+		srd_tp_peers_compact(tp, srd_memnet_now(net));
+		cr_assert_lt(++calls, 100);
+	}
+	cr_assert_eq(tp->cnt.compact_looks - looks, 150, "looked at %llu",
+		     (unsigned long long)(tp->cnt.compact_looks - looks));
+	for (int k = 0; k < 150; k++)
+		cr_assert_null(peers[k]->tx, "holder %d was passed over", k);
+	cr_assert_not_null(late->tx, "a peer that just talked was let go");
+	cr_assert_eq(tp->nholders, 1);
+	cr_assert_eq(tp->holders[0], late->index);
+	cr_assert(!tp->compact_quiet, "quiet with a holder left");
 	teardown_all();
 }
 
@@ -2537,6 +2659,10 @@ Test(tp, idle_peer_lets_go_of_paths_and_window_ring)
 	cr_assert_not_null(to1->tx, "a sender without its send side");
 	cr_assert_eq(nodes[0].tp.paths_held, 1);
 	cr_assert_not_null(to0->rx_win.bits, "reordering opened no hole");
+	/* each a holder: the ring alone puts the receiver's peer there */
+	cr_assert_eq(nodes[0].tp.nholders, 1);
+	cr_assert_eq(nodes[1].tp.nholders, 1);
+	cr_assert_eq(nodes[1].tp.holders[0], to0->index);
 	session = to1->tx_session;
 	cr_assert_gt(srd_tp_peer_bytes(&nodes[0].tp, to1),
 		     nodes[0].tp.cfg.peer_size + sizeof(void *));
@@ -2553,6 +2679,8 @@ Test(tp, idle_peer_lets_go_of_paths_and_window_ring)
 	cr_assert_null(to1->tx, "the idle sender kept its send side");
 	cr_assert_eq(to1->tx_state, SRD_TP_TX_ACTIVE);
 	cr_assert_eq(nodes[0].tp.paths_held, 0);
+	cr_assert_eq(nodes[0].tp.nholders, 0);
+	cr_assert_eq(nodes[1].tp.nholders, 0);
 	cr_assert_geq(nodes[1].tp.cnt.peers_compacted, 1);
 	cr_assert_eq(to0->rx_win.base, to1->tx_next_psn,
 		     "the cumulative point moved");

@@ -109,6 +109,7 @@ void srd_tp_fini(struct srd_tp *tp)
 	}
 	srd_tp_rings_release(tp, tp->rings_free);
 	free(tp->peer_table);
+	free(tp->holders);
 	srd_hmap_fini(&tp->peers);
 	srd_hmap_fini(&tp->rail_peers);
 	srd_tp_auth_fini(tp);

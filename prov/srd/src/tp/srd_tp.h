@@ -66,7 +66,7 @@
 #define SRD_TP_RETIRED			4	/* past (conn, session) kept */
 #define SRD_TP_PEER_IDLE_NS_DEFAULT	(10 * SRD_NS_PER_S) /* reclaimable after */
 #define SRD_TP_RECLAIM_SCAN		64	/* candidates looked at per new peer */
-#define SRD_TP_COMPACT_SCAN		16	/* idle peers looked at per progress call */
+#define SRD_TP_COMPACT_SCAN		16	/* holders looked at per progress call */
 #define SRD_TP_RING_SPARE		4	/* free send rings a trim keeps */
 
 /* Congestion control (spec 5.14): delay-based AIMD on a per-peer window. */
@@ -476,6 +476,7 @@ struct srd_tp_counters {
 	uint64_t rail_challenges;	/* challenges sent (spec 5.16) */
 	uint64_t tx_unrouted;		/* datagrams the wire found no route for */
 	uint64_t timer_late;		/* retransmit timers found late, held */
+	uint64_t compact_looks;		/* peers compaction looked at */
 };
 
 struct srd_tp {
@@ -524,17 +525,24 @@ struct srd_tp {
 	uint32_t rings_free;
 	uint32_t rings_free_low;
 	uint32_t paths_held;		/* peers with a paths array */
-	/* Compaction of idle peers (srd_tp_peers_compact): the next slot
-	 * to look at, how many of this round are left, and when the next
-	 * round may start. */
-	uint32_t compact_hand;
+	/* Peers that hold state compaction may take back (a send side,
+	 * paths, a window ring), by index, in no order: compaction looks at
+	 * these only, so a round costs the peers that talked lately, not
+	 * all that are known (10^5 of them, most idle, cost a walk of
+	 * 10^5 every peer_idle_ns / 4).  A peer joins when it takes its
+	 * first such state (srd_tp_holders_add) and leaves when compaction
+	 * has taken the last back, or when its slot is reclaimed. */
+	uint32_t *holders;
+	uint32_t nholders;
+	uint32_t holders_cap;
+	/* Compaction of idle peers (srd_tp_peers_compact): holders[0,
+	 * compact_left) are still to be looked at this round (the hand
+	 * walks down, so a peer that joins or moves meanwhile lands where
+	 * it has already been), and when the next round may start. */
 	uint32_t compact_left;
 	uint64_t compact_at_ns;
-	/* compact_busy: a peer of this round kept state it may give back
-	 * later; compact_quiet: the last round found none, and nothing
-	 * was sent or received since (no deadline for compaction then:
-	 * srd_tp_chores_deadline). */
-	bool compact_busy;
+	/* The last round left no holder, and nothing was sent or received
+	 * since (no deadline for compaction then: srd_tp_chores_deadline). */
 	bool compact_quiet;
 	/* The last poll stopped with datagrams still waiting (since when;
 	 * 0: drained).  Our timers wait meanwhile: the acks they would

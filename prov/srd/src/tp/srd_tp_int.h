@@ -87,6 +87,31 @@ void srd_tp_window_rnr(struct srd_tp *tp, struct srd_tp_peer *peer,
 int srd_tp_paths_get(struct srd_tp *tp, struct srd_tp_peer *peer);
 /* srd_tp_peer.c: the send side on use (struct srd_tp_peer_tx); -ENOMEM */
 int srd_tp_peer_tx_get(struct srd_tp *tp, struct srd_tp_peer *peer);
+/* Whether the peer holds state compaction may take back later. */
+static inline bool srd_tp_peer_holds(const struct srd_tp_peer *peer)
+{
+	return peer->tx || peer->paths || peer->rx_win.bits;
+}
+int srd_tp_holders_grow(struct srd_tp *tp);
+/* Room on srd_tp.holders for one more, if the peer is to take its first
+ * such state; called before that state is taken (-ENOMEM: none), so
+ * that joining the list cannot fail once the state is there. */
+static inline int srd_tp_holders_room(struct srd_tp *tp,
+				      const struct srd_tp_peer *peer)
+{
+	if (srd_tp_peer_holds(peer) || tp->nholders < tp->holders_cap)
+		return 0;
+	return srd_tp_holders_grow(tp);
+}
+/* The peer took state; held: whether it held any before.  A first one
+ * puts it on srd_tp.holders, where srd_tp_holders_room made room. */
+static inline void srd_tp_holders_add(struct srd_tp *tp,
+				      const struct srd_tp_peer *peer,
+				      bool held)
+{
+	if (!held && srd_tp_peer_holds(peer))
+		tp->holders[tp->nholders++] = peer->index;
+}
 void srd_tp_paths_put(struct srd_tp *tp, struct srd_tp_peer *peer);
 uint16_t srd_tp_path_pick(struct srd_tp *tp, struct srd_tp_peer *peer,
 			  int avoid);

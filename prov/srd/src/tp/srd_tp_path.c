@@ -38,11 +38,17 @@
 
 int srd_tp_paths_get(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
+	bool held;
+
 	if (peer->paths)
 		return 0;
+	held = srd_tp_peer_holds(peer);
+	if (srd_tp_holders_room(tp, peer))
+		return -ENOMEM;
 	peer->paths = calloc(tp->wire->npaths, sizeof(*peer->paths));
 	if (!peer->paths)
 		return -ENOMEM;
+	srd_tp_holders_add(tp, peer, held);
 	tp->paths_held++;
 	return 0;
 }

@@ -75,9 +75,47 @@ static int tp_peer_table_grow(struct srd_tp *tp)
 	return 0;
 }
 
-/* A peer's memory back (it is in no table, list or heap any more). */
+/* Off srd_tp.holders: the last one takes its place, one compaction's
+ * hand (walking down) has already looked at or that joined since. */
+static void tp_holders_drop(struct srd_tp *tp, uint32_t at)
+{
+	tp->holders[at] = tp->holders[--tp->nholders];
+}
+
+int srd_tp_holders_grow(struct srd_tp *tp)
+{
+	uint32_t cap;
+	uint32_t *list;
+
+	cap = tp->holders_cap ? tp->holders_cap * 2 : 64;
+	list = realloc(tp->holders, cap * sizeof(*list));
+	if (!list)
+		return -ENOMEM;
+	tp->holders = list;
+	tp->holders_cap = cap;
+	return 0;
+}
+
+/* A peer's memory back (it is in no table, list or heap any more).  A
+ * reclaimed peer may still be a holder (compaction has not come to it,
+ * or a hole its dead sender left keeps its window ring): found by a look
+ * along the list, which is as long as the peers that talked lately, at
+ * FI_SRD_MAX_PEERS only; a position kept in every peer would cost each
+ * idle one 8 bytes more.  The one moved into its place was looked at
+ * this round already if the hand is past it, or waits for the hand. */
 static void tp_peer_free(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
+	if (srd_tp_peer_holds(peer) && tp->peer_table &&
+	    peer->index < tp->npeers && tp->peer_table[peer->index] == peer) {
+		for (uint32_t i = 0; i < tp->nholders; i++) {
+			if (tp->holders[i] != peer->index)
+				continue;
+			tp_holders_drop(tp, i);
+			if (tp->compact_left > tp->nholders)
+				tp->compact_left = tp->nholders;
+			break;
+		}
+	}
 	if (peer->paths)
 		tp->paths_held--;
 	srd_tp_peer_rails_drop(tp, peer);
@@ -238,9 +276,10 @@ size_t srd_tp_peer_bytes(const struct srd_tp *tp,
  * learned is worth keeping), and the receive window's ring once no hole
  * needs it (the cumulative point stays: duplicates are still told, spec
  * 5.6).  They come back with the next packet.  A hand visits a few
- * peers per progress call and every peer about every peer_idle_ns / 4,
- * so compaction costs a bounded look per call however many peers there
- * are.
+ * peers per progress call, of those that hold any of it (srd_tp.holders)
+ * only, each about every peer_idle_ns / 4: compaction costs a bounded
+ * look per call, and its rounds cost the peers that talked lately, not
+ * every peer known.
  */
 static bool tp_peer_tx_quiet(const struct srd_tp_peer *peer)
 {
@@ -254,9 +293,13 @@ static bool tp_peer_tx_quiet(const struct srd_tp_peer *peer)
 int srd_tp_peer_tx_get(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
 	struct srd_tp_peer_tx *tx;
+	bool held;
 
 	if (peer->tx)
 		return 0;
+	held = srd_tp_peer_holds(peer);
+	if (srd_tp_holders_room(tp, peer))
+		return -ENOMEM;
 	tx = calloc(1, sizeof(*tx));
 	if (!tx)
 		return -ENOMEM;
@@ -265,6 +308,7 @@ int srd_tp_peer_tx_get(struct srd_tp *tp, struct srd_tp_peer *peer)
 	srd_dlist_init(&tx->inflight_list);
 	srd_dlist_init(&tx->lost);
 	peer->tx = tx;
+	srd_tp_holders_add(tp, peer, held);
 	tp->compact_quiet = false;
 	if (peer->tx_state == SRD_TP_TX_ACTIVE)
 		srd_tp_cc_init(tp, peer);
@@ -278,16 +322,10 @@ static void tp_peer_tx_put(struct srd_tp_peer *peer)
 	peer->tx = NULL;
 }
 
-/* Whether the peer holds state a later round may take back. */
-static bool tp_peer_holds(const struct srd_tp_peer *peer)
-{
-	return peer->tx || peer->paths || peer->rx_win.bits;
-}
-
 static void tp_peer_compact(struct srd_tp *tp, struct srd_tp_peer *peer,
 			    uint64_t now)
 {
-	bool had = tp_peer_holds(peer);
+	bool had = srd_tp_peer_holds(peer);
 
 	if (now - peer->last_heard_ns < tp->cfg.peer_idle_ns)
 		return;
@@ -298,7 +336,7 @@ static void tp_peer_compact(struct srd_tp *tp, struct srd_tp_peer *peer,
 	}
 	if (!peer->ack_now && !peer->rx_unacked)
 		srd_seqwin_trim(&peer->rx_win);
-	if (had && !tp_peer_holds(peer))
+	if (had && !srd_tp_peer_holds(peer))
 		tp->cnt.peers_compacted++;
 }
 
@@ -306,25 +344,22 @@ void srd_tp_peers_compact(struct srd_tp *tp, uint64_t now)
 {
 	if (!tp->cfg.peer_idle_ns || !tp->npeers || now < tp->compact_at_ns)
 		return;
-	if (!tp->compact_left) {	/* a new round */
-		tp->compact_left = tp->npeers;
-		tp->compact_hand = 0;
-	}
+	if (!tp->compact_left)		/* a new round, from the top */
+		tp->compact_left = tp->nholders;
 	for (int k = 0; k < SRD_TP_COMPACT_SCAN && tp->compact_left; k++) {
-		uint32_t i = tp->compact_hand++;
+		uint32_t i = --tp->compact_left;
+		struct srd_tp_peer *peer = tp->peer_table[tp->holders[i]];
 
-		tp->compact_left--;
-		if (i < tp->npeers && tp->peer_table[i]) {
-			tp_peer_compact(tp, tp->peer_table[i], now);
-			tp->compact_busy |= tp_peer_holds(tp->peer_table[i]);
-		}
+		tp->cnt.compact_looks++;
+		tp_peer_compact(tp, peer, now);
+		if (!srd_tp_peer_holds(peer))
+			tp_holders_drop(tp, i);
 	}
 	if (!tp->compact_left) {
 		tp->compact_at_ns = now + tp->cfg.peer_idle_ns / 4;
 		srd_tp_rings_trim(tp);
 		/* quiet: nothing left to take back but a few spare rings */
-		tp->compact_quiet = !tp->compact_busy;
-		tp->compact_busy = false;
+		tp->compact_quiet = !tp->nholders;
 	}
 }
 

@@ -146,9 +146,15 @@ void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
 	/* The window's ring comes back with the first hole after an idle
 	 * spell (srd_tp_peer.c): without memory for it the packet is not
 	 * delivered, as if lost (the sender resends it). */
-	if (srd_seqwin_reserve(&peer->rx_win, base->psn)) {
-		tp->cnt.rx_drop_window++;
-		return;
+	if (srd_seqwin_ring_due(&peer->rx_win, base->psn)) {
+		bool held = srd_tp_peer_holds(peer);
+
+		if (srd_tp_holders_room(tp, peer) ||
+		    srd_seqwin_reserve(&peer->rx_win, base->psn)) {
+			tp->cnt.rx_drop_window++;
+			return;
+		}
+		srd_tp_holders_add(tp, peer, held);
 	}
 	ret = tp->ops->recv(tp->ctx, peer, buf, len);
 	if (ret == -EAGAIN) {
