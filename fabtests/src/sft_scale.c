@@ -46,7 +46,7 @@
  *           time, so with its defaults a hot endpoint's delayed ack
  *           waits for its progress thread, which took half a core beside
  *           the two spinning processes, and the client's timers fired on
- *           most of what it sent: passes differed by 2x.
+ *           much of what it sent: passes differed by 2x.
  *           Both sides check at the start that they were given the
  *           same peer count, window, iteration count (and so passes),
  *           SFT_SCALE_HOT, SFT_SCALE_ROUNDS and SFT_SCALE_IDLE_MS, and

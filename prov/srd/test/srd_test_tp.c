@@ -2557,6 +2557,8 @@ Test(tp, compaction_looks_only_at_peers_that_hold_state)
 	cr_assert_null(to1->tx, "the idle sender kept its send side");
 	cr_assert_null(to1->paths);
 	cr_assert_eq(tp->nholders, 0);
+	cr_assert(tp->compact_quiet, "no holder left, and still not quiet");
+	cr_assert_eq(srd_tp_chores_deadline(tp), UINT64_MAX);
 	cr_assert_leq(tp->cnt.compact_looks - looks, 12,
 		      "compaction looked at %llu peers (%d steps)",
 		      (unsigned long long)(tp->cnt.compact_looks - looks),
@@ -2628,6 +2630,66 @@ Test(tp, compaction_round_looks_at_every_holder_while_peers_join)
 	teardown_all();
 }
 
+static bool t_reclaimable(void *ctx, struct srd_tp_peer *peer)
+{
+	(void)ctx;
+	(void)peer;
+	return true;
+}
+
+/* A peer whose slot is reclaimed while it still holds state (compaction
+ * has not come to it) leaves the list with it, in the middle of a round:
+ * no index of the reused slot stays listed for the newcomer, and the
+ * round and the next one still let every other holder go. */
+Test(tp, reclaimed_holder_leaves_the_list_mid_round)
+{
+	struct srd_tp_ops ops = t_ops;
+	struct srd_tp_peer *peers[20], *fresh;
+	union srd_wire_addr a;
+	struct srd_tp *tp;
+
+	setup_net(0, 0, 0);
+	node_open(0, 4, SRD_NS_PER_S);
+	node_open(1, 4, SRD_NS_PER_S);
+	tp = &nodes[0].tp;
+	ops.peer_reclaimable = t_reclaimable;
+	tp->ops = &ops;
+	tp->cfg.max_peers = 20;
+	for (int k = 0; k < 20; k++) {
+		a = node_addr(100 + k);
+		peers[k] = srd_tp_peer_get(tp, &a);
+		cr_assert_eq(srd_tp_peer_tx_get(tp, peers[k]), 0);
+	}
+	/* a round begins while they are fresh: 16 looked at, kept */
+	tp->compact_at_ns = 0;
+	srd_tp_peers_compact(tp, srd_memnet_now(net));
+	cr_assert_eq(tp->compact_left, 20 - SRD_TP_COMPACT_SCAN);
+	cr_assert_eq(tp->nholders, 20);
+	/* all idle now; a newcomer takes peer 0's slot, peer 0 a holder */
+	srd_memnet_advance(net, tp->cfg.peer_idle_ns + SRD_NS_PER_MS);
+	a = node_addr(999);
+	fresh = srd_tp_peer_get(tp, &a);
+	cr_assert_not_null(fresh, "no slot was reclaimed");
+	cr_assert_eq(tp->cnt.peers_reclaimed, 1);
+	cr_assert_eq(fresh->index, 0);
+	cr_assert_eq(tp->nholders, 19);
+	cr_assert_leq(tp->compact_left, tp->nholders);
+	for (uint32_t i = 0; i < tp->nholders; i++)
+		cr_assert_neq(tp->holders[i], fresh->index,
+			      "the reclaimed slot is still listed");
+	/* this round and the next let the other 19 go */
+	for (int r = 0; r < 2; r++) {
+		do
+			srd_tp_peers_compact(tp, srd_memnet_now(net));
+		while (tp->compact_left);
+		srd_memnet_advance(net, tp->cfg.peer_idle_ns / 4);
+	}
+	for (int k = 1; k < 20; k++)
+		cr_assert_null(peers[k]->tx, "holder %d kept its send side", k);
+	cr_assert_eq(tp->nholders, 0);
+	teardown_all();
+}
+
 /* A peer idle for peer_idle_ns lets go of its paths array (sender) and
  * of its receive window's ring (receiver), keeping the cumulative point:
  * an old packet replayed afterwards is still a duplicate, and traffic
@@ -2660,6 +2722,8 @@ Test(tp, idle_peer_lets_go_of_paths_and_window_ring)
 	cr_assert_eq(nodes[0].tp.paths_held, 1);
 	cr_assert_not_null(to0->rx_win.bits, "reordering opened no hole");
 	/* each a holder: the ring alone puts the receiver's peer there */
+	cr_assert_null(to0->tx);
+	cr_assert_null(to0->paths);
 	cr_assert_eq(nodes[0].tp.nholders, 1);
 	cr_assert_eq(nodes[1].tp.nholders, 1);
 	cr_assert_eq(nodes[1].tp.holders[0], to0->index);

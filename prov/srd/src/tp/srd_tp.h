@@ -537,8 +537,9 @@ struct srd_tp {
 	uint32_t holders_cap;
 	/* Compaction of idle peers (srd_tp_peers_compact): holders[0,
 	 * compact_left) are still to be looked at this round (the hand
-	 * walks down, so a peer that joins or moves meanwhile lands where
-	 * it has already been), and when the next round may start. */
+	 * walks down, so a peer that joins meanwhile, or that compaction's
+	 * own drops move, lands where it has already been), and when the
+	 * next round may start. */
 	uint32_t compact_left;
 	uint64_t compact_at_ns;
 	/* The last round left no holder, and nothing was sent or received

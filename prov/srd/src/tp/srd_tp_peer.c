@@ -75,8 +75,9 @@ static int tp_peer_table_grow(struct srd_tp *tp)
 	return 0;
 }
 
-/* Off srd_tp.holders: the last one takes its place, one compaction's
- * hand (walking down) has already looked at or that joined since. */
+/* Off srd_tp.holders: the last one takes its place.  Dropped by
+ * compaction (walking down), that is one its hand has already looked at
+ * or one that joined since; by tp_peer_free, see there. */
 static void tp_holders_drop(struct srd_tp *tp, uint32_t at)
 {
 	tp->holders[at] = tp->holders[--tp->nholders];
