@@ -106,8 +106,8 @@ int srd_tp_holders_grow(struct srd_tp *tp)
  * this round already if the hand is past it, or waits for the hand. */
 static void tp_peer_free(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
-	if (srd_tp_peer_holds(peer) && tp->peer_table &&
-	    peer->index < tp->npeers && tp->peer_table[peer->index] == peer) {
+	/* (a peer that failed to get its slot holds nothing) */
+	if (srd_tp_peer_holds(peer)) {
 		for (uint32_t i = 0; i < tp->nholders; i++) {
 			if (tp->holders[i] != peer->index)
 				continue;
