@@ -13,7 +13,9 @@
 #              what they name in both routers (l2 black-holed, l3 down,
 #              l1 at 20 Mbit/s) and "none" changes nothing; the bed's
 #              undo commands (unblackhole, linkup, rate) restore each;
-#              a bad kind, link, rate or argument count is refused.
+#              faultreap stops the routers' tools that took them, and
+#              fails when one had exited; a bad kind, link, rate or
+#              argument count is refused and starts no tool.
 #   integrity  under LOSS1 and LOSS2 % (default 1, 5) loss on every link
 #              (every IPv4 packet, TCP too): sft_pingpong of one
 #              INTEG_PP_SIZE (64m) message each way, and sft_bw of
@@ -37,8 +39,8 @@
 #              Mbit/s: sft_bw of FAIL_MB (256) MiB without fault, then
 #              again, black-holing (silent drop, routes unchanged) the
 #              link that carried most bytes over the transfer's first
-#              FAIL_AFTER (1) s, with the bed's faultcmds (one short
-#              process per router).  Must complete; the black hole must
+#              FAIL_AFTER (1) s, with the bed's faultcmds (a line to a
+#              tool in each router).  Must complete; the black hole must
 #              have dropped packets of the transfer (it fails if the
 #              transfer was over before it); prints both times.  (The
 #              rate keeps the transfer going for seconds whatever the
@@ -362,44 +364,78 @@ case_faults() {
 		n=${#cmds[@]}
 		for c in "${cmds[@]}"; do eval "$c" >/dev/null || why+=" '$c' failed;"; done
 	}
+	# settled CHECK...: whether CHECK holds within 2 s (the routers'
+	# tools apply the lines they are handed as they read them)
+	settled() {
+		for _ in $(seq 1 40); do
+			"$@" && return 0
+			sleep 0.05
+		done
+		return 1
+	}
+	reap() {	# reap KIND: faultreap after KIND's commands
+		"$bed" -n "$name" faultreap 2>/dev/null ||
+			why+=" faultreap after $1 failed;"
+	}
+	# shellcheck disable=SC2317 # the checks below are run by settled
+	blackholed() {
+		ip netns exec "$name-$1" nft list ruleset | grep -q 'elements = { "l2" }'
+	}
+	# set down on each side, not only without carrier from the other
+	# shellcheck disable=SC2317
+	set_down() { ! ip -n "$name-$1" link show l3 | grep -q '[<,]UP[,>]'; }
+	# shellcheck disable=SC2317
+	at_20() { tc -n "$name-$1" qdisc show dev l1 | grep -q 'rate 20Mbit'; }
 	before=$(routers_state)
 	run_cmds none 1
 	[ "$n" = 2 ] || why+=" none: $n commands;"
+	sleep 0.2
 	[ "$(routers_state)" = "$before" ] || why+=" none changed the routers;"
+	reap none
 	run_cmds blackhole 2
 	[ "$n" = 2 ] || why+=" blackhole: $n commands;"
 	for r in r1 r2; do
-		ip netns exec "$name-$r" nft list ruleset | grep -q 'elements = { "l2" }' ||
-			why+=" l2 not black-holed in $r;"
+		settled blackholed "$r" || why+=" l2 not black-holed in $r;"
 	done
+	reap blackhole
 	"$bed" -n "$name" unblackhole 2 >/dev/null || why+=" unblackhole failed;"
 	run_cmds linkdown 3
 	[ "$n" = 2 ] || why+=" linkdown: $n commands;"
-	# set down on each side, not only without carrier from the other
 	for r in r1 r2; do
-		ip -n "$name-$r" link show l3 | grep -q '[<,]UP[,>]' &&
-			why+=" l3 not set down in $r;"
+		settled set_down "$r" || why+=" l3 not set down in $r;"
 	done
+	reap linkdown
 	"$bed" -n "$name" linkup 3 >/dev/null || why+=" linkup failed;"
 	run_cmds rate 1 20
 	[ "$n" = 2 ] || why+=" rate: $n commands;"
 	for r in r1 r2; do
-		tc -n "$name-$r" qdisc show dev l1 | grep -q 'rate 20Mbit' ||
-			why+=" l1 not at 20 Mbit/s in $r;"
+		settled at_20 "$r" || why+=" l1 not at 20 Mbit/s in $r;"
 	done
+	reap rate
 	"$bed" -n "$name" rate 200 >/dev/null || why+=" rate 200 failed;"
 	[ "$(routers_state)" = "$before" ] || why+=" the undo commands left the routers changed;"
+	[ -z "$(ip netns pids "$name-r1"; ip netns pids "$name-r2")" ] ||
+		why+=" faultreap left a process in the routers;"
+	# a tool that is gone by the reaping (as when its command failed)
+	# is reported
+	run_cmds none 1
+	[ "$n" = 2 ] && kill "$(cat "/run/srd_bed/$name/$name-r1.pid")"
+	sleep 0.1
+	"$bed" -n "$name" faultreap 2>/dev/null &&
+		why+=" faultreap did not fail with R1's tool gone;"
 	for c in "bogus 1:2" "blackhole 99:1" "rate 1 0:1" "rate 1:1" "none 1 5:2" "linkdown:2"; do
 		# shellcheck disable=SC2086 # the arguments split on purpose
 		"$bed" -n "$name" faultcmds ${c%:*} >"$tmp/faults.out" 2>&1
 		rc=$?
 		[ "$rc" = "${c#*:}" ] ||
 			why+=" faultcmds ${c%:*}: exit $rc, not ${c#*:};"
-		grep -q '^nsenter\|^ip \|^tc ' "$tmp/faults.out" &&
+		grep -q '^printf' "$tmp/faults.out" &&
 			why+=" faultcmds ${c%:*} printed commands;"
+		[ -z "$(ip netns pids "$name-r1"; ip netns pids "$name-r2")" ] ||
+			why+=" faultcmds ${c%:*} started a tool;"
 	done
 	if [ -z "$why" ]; then
-		result PASS faults "(blackhole, linkdown, rate and none, both routers, undone; bad arguments refused; $(since "$t0") s)"
+		result PASS faults "(blackhole, linkdown, rate and none, both routers, undone; their tools reaped, a dead one reported; bad arguments refused; $(since "$t0") s)"
 	else
 		why=${why# }
 		result FAIL faults "(${why%;})"
@@ -556,6 +592,7 @@ bw_timed() {
 	secs=$(since "$t0")
 	srv_rc=${rcs[$s]}
 	cli_rc=${rcs[$c]}
+	[ "$fault" = 1 ] && "$bed" -n "$name" faultreap
 }
 
 case_failover() {

@@ -53,10 +53,17 @@
 #                       print the commands (one per line, for eval) that
 #                       black-hole link I, set it down, limit it to MBIT
 #                       in both directions, or change nothing at the same
-#                       cost, with one short process per router: for a
-#                       caller that times the fault while its endpoints
-#                       keep the cores busy (undo with unblackhole,
-#                       linkup, rate)
+#                       cost: for a caller that times the fault while its
+#                       endpoints keep the cores busy.  In each router it
+#                       first starts the tool that will apply it (nft -i,
+#                       ip -batch or tc -batch, loaded and waiting on a
+#                       FIFO), and each command is the shell's builtin
+#                       printf of one line into that FIFO: nothing starts
+#                       at the fault.  Undo with unblackhole, linkup or
+#                       rate, and stop the tools with faultreap
+#   faultreap           stop the tools faultcmds started; fails if one had
+#                       exited before (ip and tc -batch exit when their
+#                       command fails)
 #   loss LOSS [udp|all] set the loss on every link (0 = none)
 #   rate MBIT [hosts]   set the rate limit on every link l1..lK, or with
 #                       "hosts" on every host link (0 = none)
@@ -228,6 +235,7 @@ EOF
 do_down() {
 	# shellcheck disable=SC2046 # one word per namespace
 	bed_del_namespaces $(bed_namespaces)
+	rm -rf "$(fault_dir)"	# its tools ran in the routers: gone now
 	[ -z "$(bed_namespaces)" ]
 }
 
@@ -567,8 +575,98 @@ do_blackhole() {	# add|delete I
 # next second rose from 2.9-5.8 ms to 6.6-12.9 ms (srd_fault_bench.sh,
 # 2026-12-05).  "none" prints commands of the same cost that change
 # nothing, for the same window timed without a fault.
+# Where faultcmds keeps its FIFOs and the pids of the tools reading them.
+fault_dir() { echo "/run/srd_bed/$name"; }
+
+# tool_alive PID: running, not a zombie (the tools are orphans, and an
+# init that is slow to reap them must not make a dead one look alive)
+tool_alive() {
+	local state=Z
+	read -r _ _ state _ <"/proc/$1/stat" 2>/dev/null
+	[ "$state" != Z ]
+}
+
+# tool_cpu PID: the CPU time it has used, ns
+tool_cpu() {
+	local ns=0
+	read -r ns _ <"/proc/$1/schedstat" 2>/dev/null
+	echo "$ns"
+}
+
+# tool_line PID FIFO LINE: hands the tool one line and waits (2 s at
+# most) until it has run since and waits on its FIFO again: done
+tool_line() {
+	local pid=$1 fifo=$2 cpu
+	cpu=$(tool_cpu "$pid")
+	printf '%s\n' "$3" 1<>"$fifo"
+	for _ in $(seq 1 200); do
+		[ "$(tool_cpu "$pid")" -gt "$cpu" ] &&
+			grep -q pipe_read "/proc/$pid/wchan" 2>/dev/null &&
+			return 0
+		tool_alive "$pid" || return 1
+		sleep 0.01
+	done
+	return 1
+}
+
+# fault_applier NS TOOL I: starts TOOL (nft, ip or tc) in router
+# namespace NS reading commands from a FIFO, warms it up on link I and
+# prints the FIFO's path once the tool waits on it again.  The tool
+# holds the FIFO open for writing too: it never sees an end of file,
+# and a writer never blocks, even when the tool is gone.  It costs its
+# start now, when the caller is not yet timing anything.  So does the
+# warming: a tool's first commands cost it far more than the next
+# (nft on an idle machine, 2026-12-06: 5.2, 2.4 and 1.7 ms of CPU for
+# its first three, a set element's add or delete 0.3-0.5 ms after);
+# nft's is an element added and taken off again, the same work as a
+# black hole's, on a name that is no interface.
+fault_applier() {
+	local ns=$1 tool=$2 i=$3 dir fifo pid line
+	local -a warm
+	dir=$(fault_dir)
+	fifo="$dir/$ns.fifo"
+	mkdir -p "$dir" && rm -f "$fifo" && mkfifo "$fifo" ||
+		die "cannot make the FIFO $fifo"
+	case "$tool" in
+	nft) nsenter "--net=/run/netns/$ns" nft -i <>"$fifo" >/dev/null 2>&1 & ;;
+	*) "$tool" -n "$ns" -batch - <>"$fifo" >/dev/null 2>&1 & ;;
+	esac
+	pid=$!
+	echo "$pid" >"$dir/$ns.pid"
+	case "$tool" in
+	nft) warm=("add element inet $TABLE blackholed { \"srdwarm\" }"
+		   "delete element inet $TABLE blackholed { \"srdwarm\" }")
+	     warm+=("${warm[@]}") ;;
+	ip) warm=("link show dev l$i" "link show dev l$i") ;;
+	tc) warm=("qdisc show dev l$i" "qdisc show dev l$i") ;;
+	esac
+	for line in "${warm[@]}"; do
+		tool_line "$pid" "$fifo" "$line" ||
+			die "$tool in $ns did not take '$line' (2 s)"
+	done
+	echo "$fifo"
+}
+
+do_faultreap() {	# fails if a tool had exited (its command failed)
+	local dir f ns pid rc=0
+	dir=$(fault_dir)
+	for f in "$dir"/*.pid; do
+		[ -e "$f" ] || continue
+		ns=$(basename "$f" .pid)
+		pid=$(cat "$f")
+		if tool_alive "$pid"; then
+			kill "$pid"
+		else
+			echo "$prog: the fault's tool in $ns had exited (its command failed)" >&2
+			rc=1
+		fi
+		rm -f "$f" "$dir/$ns.fifo"
+	done
+	return "$rc"
+}
+
 do_faultcmds() {	# blackhole|linkdown|none I, or rate I MBIT
-	local fault=$1 i=$2 mbit=${3:-} ns
+	local fault=$1 i=$2 mbit=${3:-} ns tool line fifo
 	need_bed
 	check_link_no "$i"
 	case "$fault" in
@@ -576,19 +674,21 @@ do_faultcmds() {	# blackhole|linkdown|none I, or rate I MBIT
 	rate) case "$mbit" in ''|0|*[!0-9]*) die "bad rate '$mbit'" ;; esac ;;
 	*) usage ;;
 	esac
+	do_faultreap 2>/dev/null	# a caller's leftovers
 	for ns in "$NS_R1" "$NS_R2"; do
 		case "$fault" in
-		blackhole)
-			printf '%q ' nsenter "--net=/run/netns/$ns" nft add \
-				element inet "$TABLE" blackholed "{ \"l$i\" }" ;;
-		linkdown) printf '%q ' ip -n "$ns" link set "l$i" down ;;
+		blackhole) tool=nft
+			line="add element inet $TABLE blackholed { \"l$i\" }" ;;
+		linkdown) tool=ip; line="link set l$i down" ;;
 		rate)	# the same tbf as set_rate's
-			printf '%q ' tc -n "$ns" qdisc replace dev "l$i" root tbf \
-				rate "${mbit}mbit" burst "$(tbf_burst "$mbit")" \
-				latency 20ms ;;
-		none) printf '%q ' tc -n "$ns" qdisc show dev "l$i" ;;
+			tool=tc
+			line="qdisc replace dev l$i root tbf rate ${mbit}mbit"
+			line+=" burst $(tbf_burst "$mbit") latency 20ms" ;;
+		none) tool=tc; line="qdisc show dev l$i" ;;
 		esac
-		echo
+		fifo=$(fault_applier "$ns" "$tool" "$i") || exit 1
+		printf '%q ' printf '%s\n' "$line"
+		printf '1<>%q\n' "$fifo"
 	done
 }
 
@@ -735,6 +835,7 @@ unblackhole) [ $# = 1 ] || usage; do_blackhole delete "$1" ;;
 linkdown) [ $# = 1 ] || usage; do_linkstate down "$1" ;;
 linkup) [ $# = 1 ] || usage; do_linkstate up "$1" ;;
 faultcmds) [ $# -ge 2 ] && [ $# -le 3 ] || usage; do_faultcmds "$@" ;;
+faultreap) [ $# = 0 ] || usage; do_faultreap ;;
 loss) do_loss "$@" ;;
 rate) do_rate "$@" ;;
 counters) [ $# = 0 ] || usage; do_counters ;;

@@ -132,8 +132,8 @@ run_lat() {	# run_lat PROV KEY
 # The longest receive gap of a stream of 64 KiB messages (sft_stream,
 # window 16) over the second after the fault; with FAULT=1, black-hole
 # the link that carried the most bytes during the first 1.5 s.  The
-# fault's commands (srd_ecmp_bed.sh faultcmds: one short process per
-# router) are made ready before it; without the fault the same number
+# fault's commands (srd_ecmp_bed.sh faultcmds: a line written to a tool
+# started in each router beforehand) are made ready before it; without the fault the same number
 # of no-ops of the same cost run ("none"), so their disturbance of a
 # small machine shows in both.  A stream that ended inside that second
 # reads "unmeasured" (its stall is not known, so srd's target is not
@@ -171,6 +171,11 @@ run_stall() {	# run_stall PROV KEY FAULT
 	local rc=$?
 	wait "$spid" 2>/dev/null
 	bed unblackhole "$link" >/dev/null
+	if ! bed faultreap; then
+		R[$prov,$key]="unmeasured"
+		echo "  $prov $key: the fault was not inflicted (see above)"
+		return
+	fi
 	if [ "$rc" != 0 ] || ! grep -q '^RESULT' "$tmp/server"; then
 		R[$prov,$key]="stalled"
 		echo "  $prov $key: did not complete (exit $rc)"

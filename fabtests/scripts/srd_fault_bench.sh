@@ -46,10 +46,11 @@
 #   linkdown       the same when that link goes down (ip link set down);
 #   ratedrop       the same when that link's rate drops tenfold (tbf, its
 #                  burst 4 ms of bytes, 20 ms of queue);
-#                  each fault is one short process per router, its
-#                  commands made ready before it (srd_ecmp_bed.sh
-#                  faultcmds), so that inflicting it takes little of
-#                  the CPU the two ends are using; a stream that ended
+#                  each fault is a line handed, by the shell's own
+#                  printf, to a tool started in each router a second
+#                  before it (srd_ecmp_bed.sh faultcmds), so that
+#                  inflicting it starts no process on the cores the
+#                  two ends are using; a stream that ended
 #                  before the second did reads "unmeasured" in any of
 #                  these four: no figure, so the target is not met on
 #                  that run;
@@ -210,9 +211,13 @@ stream() {
 		# commands (a bash script and two "ip netns exec" each, ~140
 		# ms of CPU) took both ends off these two cores for the next
 		# 100-200 ms, and no-ops run that way raised the no-fault
-		# step's longest gap from 2.9-5.8 ms to 6.6-12.9 ms
-		# (srd_ecmp_bed.sh, faultcmds).  No fault runs no-ops of the
-		# same cost as the faults' commands.
+		# step's longest gap from 2.9-5.8 ms to 6.6-12.9 ms.  One
+		# nsenter or ip process per router (about 15 ms of CPU each
+		# on an idle machine) still left no-fault gaps of 4.3-10.9
+		# ms.  So faultcmds now starts and warms the tools a second
+		# ahead, and the fault is a line written to each: 0.1-0.5
+		# ms of the tool's CPU (srd_ecmp_bed.sh).  No fault runs a
+		# no-op the same way.
 		case $fault in
 		nofault) mapfile -t fault_cmds < <(bed faultcmds none "$link") ;;
 		blackhole|linkdown)
@@ -242,6 +247,12 @@ stream() {
 	linkdown) bed linkup "$link" >/dev/null ;;
 	ratedrop) bed rate "$rate" >/dev/null ;;
 	esac
+	# the tools that took the fault's line: one that exited failed it
+	if [ -n "$t_fault" ] && ! bed faultreap; then
+		echo "  $prov $fault: the fault was not inflicted (see above)"
+		failures=$((failures + 1))
+		return 1
+	fi
 	if [ "$rc" != 0 ] || ! grep -q '^RESULT' "$tmp/server"; then
 		echo "  $prov $fault ($size x $wnd): did not complete (exit $rc): $(grep -a -v '^libfabric' "$tmp/client" | tail -n 1)"
 		# a single-path peer stuck on a black hole is what it does;
