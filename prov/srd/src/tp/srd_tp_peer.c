@@ -62,16 +62,27 @@ uint64_t srd_tp_addr_hash(const struct srd_tp *tp,
 	return h;
 }
 
+/* The array doubled (64 elements of size the first time) and *cap with
+ * it; NULL, both left as they were, when there is no memory. */
+static void *tp_array_grow(void *array, uint32_t *cap, size_t size)
+{
+	uint32_t want = *cap ? *cap * 2 : 64;
+	void *grown = realloc(array, want * size);
+
+	if (grown)
+		*cap = want;
+	return grown;
+}
+
 static int tp_peer_table_grow(struct srd_tp *tp)
 {
-	uint32_t cap = tp->peer_cap ? tp->peer_cap * 2 : 64;
-	struct srd_tp_peer **table;
+	struct srd_tp_peer **table = tp_array_grow(tp->peer_table,
+						   &tp->peer_cap,
+						   sizeof(*table));
 
-	table = realloc(tp->peer_table, cap * sizeof(*table));
 	if (!table)
 		return -ENOMEM;
 	tp->peer_table = table;
-	tp->peer_cap = cap;
 	return 0;
 }
 
@@ -85,15 +96,12 @@ static void tp_holders_drop(struct srd_tp *tp, uint32_t at)
 
 int srd_tp_holders_grow(struct srd_tp *tp)
 {
-	uint32_t cap;
-	uint32_t *list;
+	uint32_t *list = tp_array_grow(tp->holders, &tp->holders_cap,
+				       sizeof(*list));
 
-	cap = tp->holders_cap ? tp->holders_cap * 2 : 64;
-	list = realloc(tp->holders, cap * sizeof(*list));
 	if (!list)
 		return -ENOMEM;
 	tp->holders = list;
-	tp->holders_cap = cap;
 	return 0;
 }
 
