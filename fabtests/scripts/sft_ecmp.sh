@@ -352,7 +352,7 @@ routers_state() {
 }
 
 case_faults() {
-	local t0 why="" c r rc n before
+	local t0 why="" c r rc n before pid st
 	local -a cmds
 	need_time faults 30 || return
 	t0=$(now)
@@ -419,8 +419,16 @@ case_faults() {
 	# a tool that is gone by the reaping (as when its command failed)
 	# is reported
 	run_cmds none 1
-	[ "$n" = 2 ] && kill "$(cat "/run/srd_bed/$name/$name-r1.pid")"
-	sleep 0.1
+	if [ "$n" = 2 ]; then
+		pid=$(cat "/run/srd_bed/$name/$name-r1.pid")
+		kill "$pid"
+		# gone, or a zombie that init has not reaped yet
+		for _ in $(seq 1 100); do
+			read -r _ _ st _ <"/proc/$pid/stat" 2>/dev/null || break
+			[ "$st" = Z ] && break
+			sleep 0.02
+		done
+	fi
 	"$bed" -n "$name" faultreap 2>/dev/null &&
 		why+=" faultreap did not fail with R1's tool gone;"
 	for c in "bogus 1:2" "blackhole 99:1" "rate 1 0:1" "rate 1:1" "none 1 5:2" "linkdown:2"; do
@@ -592,7 +600,10 @@ bw_timed() {
 	secs=$(since "$t0")
 	srv_rc=${rcs[$s]}
 	cli_rc=${rcs[$c]}
-	[ "$fault" = 1 ] && "$bed" -n "$name" faultreap
+	# the black hole's tools (a failed one shows in the drops)
+	if [ "$fault" = 1 ]; then
+		"$bed" -n "$name" faultreap
+	fi
 }
 
 case_failover() {

@@ -53,17 +53,18 @@
 #                       print the commands (one per line, for eval) that
 #                       black-hole link I, set it down, limit it to MBIT
 #                       in both directions, or change nothing at the same
-#                       cost: for a caller that times the fault while its
-#                       endpoints keep the cores busy.  In each router it
-#                       first starts the tool that will apply it (nft -i,
-#                       ip -batch or tc -batch, loaded and waiting on a
-#                       FIFO), and each command is the shell's builtin
-#                       printf of one line into that FIFO: nothing starts
-#                       at the fault.  Undo with unblackhole, linkup or
-#                       rate, and stop the tools with faultreap
-#   faultreap           stop the tools faultcmds started; fails if one had
-#                       exited before (ip and tc -batch exit when their
-#                       command fails)
+#                       kind of cost: for a caller that times the fault
+#                       while its endpoints keep the cores busy.  In each
+#                       router it first starts and warms the tool that
+#                       will apply it (nft -i, ip -batch or tc -batch,
+#                       waiting on a FIFO), and each command is the
+#                       shell's builtin printf of one line into that
+#                       FIFO: nothing starts at the fault.  Undo with
+#                       unblackhole, linkup or rate, and stop the tools
+#                       with faultreap
+#   faultreap           stop the tools faultcmds started, and wait until
+#                       they are gone; fails if one had exited before or
+#                       said anything on stderr (a command that failed)
 #   loss LOSS [udp|all] set the loss on every link (0 = none)
 #   rate MBIT [hosts]   set the rate limit on every link l1..lK, or with
 #                       "hosts" on every host link (0 = none)
@@ -566,16 +567,22 @@ do_blackhole() {	# add|delete I
 }
 
 # The commands that inflict a fault on link I in both routers, printed
-# one per line (words shell-quoted, for eval): one short process each,
-# no shell and no "ip netns exec" (which remounts /sys), because a
-# caller timing the fault runs them while its endpoints busy-poll this
-# machine's cores: "blackhole" here, a bash script and two "ip netns
-# exec", takes about 140 ms of CPU, and with two "exec R1|R2 tc qdisc
-# show" at that moment and no fault the endpoints' longest gap in the
-# next second rose from 2.9-5.8 ms to 6.6-12.9 ms (srd_fault_bench.sh,
-# 2026-12-05).  "none" prints commands of the same cost that change
-# nothing, for the same window timed without a fault.
-# Where faultcmds keeps its FIFOs and the pids of the tools reading them.
+# one per line (words shell-quoted, for eval), for a caller that times
+# the fault while its endpoints busy-poll this machine's cores: the
+# whole "blackhole" command (a bash script and two "ip netns exec",
+# which remounts /sys) takes about 140 ms of CPU, and with two "exec
+# R1|R2 tc qdisc show" at that moment and no fault the endpoints'
+# longest gap in the next second rose from 2.9-5.8 ms to 6.6-12.9 ms
+# (srd_fault_bench.sh, 2026-12-05); one nsenter or ip process per
+# router at the fault still paid its start and, for nft, its first
+# commands.  So each command is a builtin printf of one line to a tool
+# started and warmed beforehand (fault_applier), guarded by a test that
+# the FIFO is still one (after faultreap it would write a plain file
+# and do nothing).  "none" hands its tool a no-op of the same kind as
+# the black hole's (nft adds the table that is there), for the same
+# window timed without a fault.
+# Where faultcmds keeps its FIFOs, the pids of the tools reading them
+# and what each said on stderr.
 fault_dir() { echo "/run/srd_bed/$name"; }
 
 # tool_alive PID: running, not a zombie (the tools are orphans, and an
@@ -628,11 +635,22 @@ fault_applier() {
 	mkdir -p "$dir" && rm -f "$fifo" && mkfifo "$fifo" ||
 		die "cannot make the FIFO $fifo"
 	case "$tool" in
-	nft) nsenter "--net=/run/netns/$ns" nft -i <>"$fifo" >/dev/null 2>&1 & ;;
-	*) "$tool" -n "$ns" -batch - <>"$fifo" >/dev/null 2>&1 & ;;
+	nft) nsenter "--net=/run/netns/$ns" nft -i <>"$fifo" >/dev/null \
+		2>"$dir/$ns.err" & ;;
+	*) "$tool" -n "$ns" -batch - <>"$fifo" >/dev/null 2>"$dir/$ns.err" & ;;
 	esac
 	pid=$!
 	echo "$pid" >"$dir/$ns.pid"
+	# Its FIFO open and waited on, before any line: a line written
+	# while no process but the writer holds the FIFO dies with the
+	# writer's close (seen: a warming line lost, the next one failed)
+	for _ in $(seq 1 200); do
+		grep -q pipe_read "/proc/$pid/wchan" 2>/dev/null && break
+		tool_alive "$pid" || die "$tool in $ns exited at start"
+		sleep 0.01
+	done
+	grep -q pipe_read "/proc/$pid/wchan" 2>/dev/null ||
+		die "$tool in $ns is not reading its FIFO after 2 s"
 	case "$tool" in
 	nft) warm=("add element inet $TABLE blackholed { \"srdwarm\" }"
 		   "delete element inet $TABLE blackholed { \"srdwarm\" }")
@@ -644,10 +662,15 @@ fault_applier() {
 		tool_line "$pid" "$fifo" "$line" ||
 			die "$tool in $ns did not take '$line' (2 s)"
 	done
+	[ ! -s "$dir/$ns.err" ] ||
+		die "$tool in $ns, warming up: $(cat "$dir/$ns.err")"
 	echo "$fifo"
 }
 
-do_faultreap() {	# fails if a tool had exited (its command failed)
+# Stops faultcmds' tools and waits (2 s, then SIGKILL) until they are
+# gone; fails if one had exited before (ip and tc -batch stop at a
+# failed command) or said anything on stderr (nft -i goes on after one).
+do_faultreap() {
 	local dir f ns pid rc=0
 	dir=$(fault_dir)
 	for f in "$dir"/*.pid; do
@@ -655,12 +678,22 @@ do_faultreap() {	# fails if a tool had exited (its command failed)
 		ns=$(basename "$f" .pid)
 		pid=$(cat "$f")
 		if tool_alive "$pid"; then
-			kill "$pid"
+			kill "$pid" 2>/dev/null
+			for _ in $(seq 1 200); do
+				tool_alive "$pid" || break
+				sleep 0.01
+			done
+			tool_alive "$pid" && kill -KILL "$pid" 2>/dev/null
 		else
-			echo "$prog: the fault's tool in $ns had exited (its command failed)" >&2
+			echo "$prog: the fault's tool in $ns had exited" >&2
 			rc=1
 		fi
-		rm -f "$f" "$dir/$ns.fifo"
+		if [ -s "$dir/$ns.err" ]; then
+			echo "$prog: the fault's tool in $ns said:" >&2
+			sed 's/^/  /' "$dir/$ns.err" >&2
+			rc=1
+		fi
+		rm -f "$f" "$dir/$ns.fifo" "$dir/$ns.err"
 	done
 	return "$rc"
 }
@@ -684,9 +717,10 @@ do_faultcmds() {	# blackhole|linkdown|none I, or rate I MBIT
 			tool=tc
 			line="qdisc replace dev l$i root tbf rate ${mbit}mbit"
 			line+=" burst $(tbf_burst "$mbit") latency 20ms" ;;
-		none) tool=tc; line="qdisc show dev l$i" ;;
+		none) tool=nft; line="add table inet $TABLE" ;;
 		esac
 		fifo=$(fault_applier "$ns" "$tool" "$i") || exit 1
+		printf '[ -p %q ] && ' "$fifo"
 		printf '%q ' printf '%s\n' "$line"
 		printf '1<>%q\n' "$fifo"
 	done

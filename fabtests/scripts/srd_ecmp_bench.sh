@@ -161,6 +161,12 @@ run_stall() {	# run_stall PROV KEY FAULT
 	else
 		mapfile -t cmds < <(bed faultcmds none "$link")
 	fi
+	if [ "${#cmds[@]}" != 2 ]; then
+		R[$prov,$key]="unmeasured"
+		echo "  $prov $key: the bed gave no commands for the fault"
+		wait "$cpid" "$spid" 2>/dev/null
+		return
+	fi
 	sleep 1
 	# CLOCK_BOOTTIME, = CLOCK_MONOTONIC where nothing suspends
 	t_fault=$(sft_uptime)

@@ -63,12 +63,16 @@ uint64_t srd_tp_addr_hash(const struct srd_tp *tp,
 }
 
 /* The array doubled (64 elements of size the first time) and *cap with
- * it; NULL, both left as they were, when there is no memory. */
+ * it; NULL, both left as they were, when there is no memory (or no
+ * doubling left in 32 bits). */
 static void *tp_array_grow(void *array, uint32_t *cap, size_t size)
 {
 	uint32_t want = *cap ? *cap * 2 : 64;
-	void *grown = realloc(array, want * size);
+	void *grown;
 
+	if (want < *cap)
+		return NULL;
+	grown = realloc(array, (size_t)want * size);
 	if (grown)
 		*cap = want;
 	return grown;
