@@ -600,20 +600,34 @@ tool_cpu() {
 	echo "$ns"
 }
 
-# tool_line PID FIFO LINE: hands the tool one line and waits (2 s at
-# most) until it has run since and waits on its FIFO again: done
-tool_line() {
-	local pid=$1 fifo=$2 cpu
-	cpu=$(tool_cpu "$pid")
-	printf '%s\n' "$3" 1<>"$fifo"
+# tool_waiting PID: asleep in a read of its FIFO (a reader that has
+# been woken shows no wait channel)
+tool_waiting() { grep -q pipe_read "/proc/$1/wchan" 2>/dev/null; }
+
+# tool_ran_since PID CPU: it has run since its CPU time was CPU, and
+# waits on its FIFO again
+tool_ran_since() { [ "$(tool_cpu "$1")" -gt "$2" ] && tool_waiting "$1"; }
+
+# tool_until PID CHECK...: whether CHECK holds within 2 s, tried every
+# 10 ms; false as soon as the tool is gone
+tool_until() {
+	local pid=$1
+	shift
 	for _ in $(seq 1 200); do
-		[ "$(tool_cpu "$pid")" -gt "$cpu" ] &&
-			grep -q pipe_read "/proc/$pid/wchan" 2>/dev/null &&
-			return 0
+		"$@" && return 0
 		tool_alive "$pid" || return 1
 		sleep 0.01
 	done
 	return 1
+}
+
+# tool_line PID FIFO LINE: hands the tool one line and waits (2 s at
+# most) until it has run since and waits on its FIFO again: done
+tool_line() {
+	local pid=$1 cpu
+	cpu=$(tool_cpu "$pid")
+	printf '%s\n' "$3" 1<>"$2"
+	tool_until "$pid" tool_ran_since "$pid" "$cpu"
 }
 
 # fault_applier NS TOOL I: starts TOOL (nft, ip or tc) in router
@@ -644,13 +658,10 @@ fault_applier() {
 	# Its FIFO open and waited on, before any line: a line written
 	# while no process but the writer holds the FIFO dies with the
 	# writer's close (seen: a warming line lost, the next one failed)
-	for _ in $(seq 1 200); do
-		grep -q pipe_read "/proc/$pid/wchan" 2>/dev/null && break
+	if ! tool_until "$pid" tool_waiting "$pid"; then
 		tool_alive "$pid" || die "$tool in $ns exited at start"
-		sleep 0.01
-	done
-	grep -q pipe_read "/proc/$pid/wchan" 2>/dev/null ||
 		die "$tool in $ns is not reading its FIFO after 2 s"
+	fi
 	case "$tool" in
 	nft) warm=("add element inet $TABLE blackholed { \"srdwarm\" }"
 		   "delete element inet $TABLE blackholed { \"srdwarm\" }")

@@ -133,9 +133,10 @@ run_lat() {	# run_lat PROV KEY
 # window 16) over the second after the fault; with FAULT=1, black-hole
 # the link that carried the most bytes during the first 1.5 s.  The
 # fault's commands (srd_ecmp_bed.sh faultcmds: a line written to a tool
-# started in each router beforehand) are made ready before it; without the fault the same number
-# of no-ops of the same cost run ("none"), so their disturbance of a
-# small machine shows in both.  A stream that ended inside that second
+# started in each router beforehand) are made ready before it; without
+# the fault a no-op of the black hole's kind is handed over the same
+# way ("none"), so that their disturbance of a small machine shows in
+# both.  A stream that ended inside that second
 # reads "unmeasured" (its stall is not known, so srd's target is not
 # met).
 run_stall() {	# run_stall PROV KEY FAULT
