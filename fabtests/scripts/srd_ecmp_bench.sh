@@ -170,7 +170,7 @@ run_stall() {	# run_stall PROV KEY FAULT
 	fi
 	sleep 1
 	# CLOCK_BOOTTIME, = CLOCK_MONOTONIC where nothing suspends
-	t_fault=$(sft_uptime)
+	sft_uptime_into t_fault
 	for c in "${cmds[@]}"; do
 		eval "$c" >/dev/null
 	done

@@ -232,7 +232,7 @@ stream() {
 		# the commands above take that)
 		sleep 1
 		# CLOCK_BOOTTIME, = CLOCK_MONOTONIC where nothing suspends
-		t_fault=$(sft_uptime)
+		sft_uptime_into t_fault
 		for c in "${fault_cmds[@]}"; do
 			eval "$c" >/dev/null ||
 				{ echo "bed: '$c' failed"; exit 1; }

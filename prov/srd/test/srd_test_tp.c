@@ -1367,6 +1367,95 @@ Test(tp, a_tail_on_black_holes_is_probed_at_once)
 	teardown_all();
 }
 
+/* A flight (32 packets, 1 us apart) on four paths, one of which
+ * black-holes, on a network whose round trip (400 us) makes a tail
+ * loss probe no sooner than the retransmit timer, so nothing probes:
+ * the other paths' packets are all acked within one round trip, and
+ * then no ack comes for a while.  The silent-path rule's verdict is
+ * due at the end of its wait from the dead path's oldest packet; it
+ * comes then, by the timer, and takes the path's packets as lost
+ * (5.8).  Before, the verdict ran only on an ack: here it waited for
+ * the receiver's repeated ack, 90 us later; on the fault bed such
+ * waits were 1-1.7 ms. */
+Test(tp, a_silent_path_is_judged_by_the_timer_when_no_ack_follows)
+{
+	struct srd_memnet_attr attr = {
+		.seed = 42, .delay_ns = 200 * SRD_NS_PER_US, .mtu = 4096,
+	};
+	const uint32_t warm = 8, flight = 32;
+	struct test_pkt *pkts = make_pkts(warm + flight, 64);
+	union srd_wire_addr a1 = node_addr(1);
+	struct srd_tp_peer *peer;
+	uint64_t t0, dead_before, last_ack = 0, judged = 0;
+	uint64_t acks_last = 0, acks_judged = 0;
+	uint32_t acked_seen;
+
+	cr_assert_eq(srd_memnet_open(&attr, &net), 0);
+	node_open(0, 4, 5 * SRD_NS_PER_S);
+	node_open(1, 4, 5 * SRD_NS_PER_S);
+	peer = srd_tp_peer_get(&nodes[0].tp, &a1);
+	for (uint32_t i = 0; i < warm; i++) {
+		srd_tp_send(&nodes[0].tp, peer, &pkts[i].tp);
+		while (nodes[0].acked < i + 1)
+			step(2);
+	}
+	dead_before = peer->paths[1].tx_pkts;
+	srd_memnet_set_path_drop(net, 1u << 1);	/* both ways */
+	t0 = srd_memnet_now(net);
+	for (uint32_t i = warm; i < warm + flight; i++) {
+		srd_tp_send(&nodes[0].tp, peer, &pkts[i].tp);
+		srd_memnet_advance(net, SRD_NS_PER_US);
+	}
+	acked_seen = nodes[0].acked;
+	while (nodes[0].acked < warm + flight &&
+	       srd_memnet_now(net) - t0 < SRD_NS_PER_S) {
+		step(2);
+		if (!judged && peer->paths[1].losses) {
+			judged = srd_memnet_now(net);
+			acks_judged = nodes[0].tp.cnt.rx_acks;
+		}
+		/* the last ack that freed a packet before the verdict */
+		if (!judged && nodes[0].acked != acked_seen) {
+			acked_seen = nodes[0].acked;
+			last_ack = srd_memnet_now(net);
+			acks_last = nodes[0].tp.cnt.rx_acks;
+		}
+	}
+	cr_assert_eq(nodes[0].acked, warm + flight);
+	for (uint32_t i = 0; i < warm + flight; i++)
+		cr_assert_eq(nodes[1].seen[i], 1, "packet %u seen %u times", i,
+			     nodes[1].seen[i]);
+	/* what the test is about: packets on the dead path, the rest of
+	 * the flight acked before their verdict */
+	cr_assert_gt(peer->paths[1].tx_pkts, dead_before,
+		     "nothing of the flight took the dead path");
+	cr_assert_gt(last_ack, t0, "no ack before the verdict");
+	cr_log_info("silent path: last ack at +%lu us, verdict at +%lu us, "
+		    "all acked at +%lu us, %lu lost on it, state %d",
+		    (last_ack - t0) / 1000, (judged - t0) / 1000,
+		    (srd_memnet_now(net) - t0) / 1000,
+		    peer->paths[1].losses, peer->paths[1].state);
+	cr_assert_gt(judged, 0, "the dead path was never judged silent");
+	/* No ack came between (the receiver's repeat of its last ack
+	 * reached the sender at +931 us, and made the verdict there
+	 * before): the verdict was the timer's, within one retransmit
+	 * timeout of the last ack. */
+	cr_assert_gt(judged, last_ack);
+	cr_assert_eq(acks_judged, acks_last,
+		     "%lu acks came between the last one that freed a "
+		     "packet and the verdict", acks_judged - acks_last);
+	cr_assert_lt(judged - last_ack, peer->rto_ns,
+		     "verdict %lu ns after the last ack", judged - last_ack);
+	cr_assert_eq(peer->paths[1].losses,
+		     peer->paths[1].tx_pkts - dead_before,
+		     "%lu of %lu packets on the dead path judged lost",
+		     peer->paths[1].losses,
+		     peer->paths[1].tx_pkts - dead_before);
+	cr_assert_eq(nodes[1].tp.cnt.rx_dup, 0);
+	free(pkts);
+	teardown_all();
+}
+
 /* What a tap saw of each packet type, posted as control or as data. */
 struct class_log {
 	uint32_t ctrl[SRD_PKT_TYPE_MAX], data[SRD_PKT_TYPE_MAX];

@@ -262,6 +262,8 @@ struct srd_tp_peer_tx {
 	uint64_t silent_since_ns;	/* acks stopped (a silent timeout) */
 	uint64_t silent_fired_ns;	/* the last silent timeout: packets
 					 * sent before it give no RTT sample */
+	uint64_t silent_check_ns;	/* the next silent-path verdict due
+					 * (5.8), 0: none */
 	uint64_t late_hold_ns;		/* a late timer waits till then */
 	bool late_held;			/* held since the last ack progress */
 	uint64_t stall_ns;		/* longest silence misjudged lately */

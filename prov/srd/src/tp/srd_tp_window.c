@@ -485,6 +485,8 @@ uint64_t srd_tp_window_deadline(const struct srd_tp *tp,
 	    (!srd_dlist_empty(&peer->tx->lost) ||
 	     !srd_dlist_empty(&peer->tx->queue)))
 		deadline = peer->tx->rnr_until_ns;
+	if (peer->tx->silent_check_ns && peer->tx->silent_check_ns < deadline)
+		deadline = peer->tx->silent_check_ns;
 	return deadline;
 }
 
@@ -538,6 +540,9 @@ static void tp_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 	}
 }
 
+static uint32_t tp_paths_check_silent(struct srd_tp *tp,
+				      struct srd_tp_peer *peer, uint64_t now);
+
 void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 			   uint64_t now)
 {
@@ -551,6 +556,12 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 		peer->tx->rnr_until_ns = 0;
 		srd_tp_window_flush(tp, peer);
 	}
+	/* A path overtaken and silent for its wait is judged then, not at
+	 * the next ack, which may be far off when the paths that deliver
+	 * have nothing more in flight (5.8). */
+	if (peer->tx->silent_check_ns && peer->tx->silent_check_ns <= now &&
+	    tp_paths_check_silent(tp, peer, now))
+		srd_tp_window_flush(tp, peer);
 	if (tp_timer_held(tp, peer, tp_flight_due(tp, peer), now))
 		return;
 	while (!srd_dlist_empty(&peer->tx->inflight_list)) {
@@ -868,16 +879,22 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
  * are left for the next verdict: they may be on their way, and
  * condemning them with the rest made most of the needless copies at
  * 1 % loss on the fault bed.
+ *
+ * Runs on every ack, and by the timer at silent_check_ns, the earliest
+ * end of a wait on a path already overtaken (set here).  Returns how
+ * many packets it declared lost.
  */
-static void tp_paths_check_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
-				  uint64_t now)
+static uint32_t tp_paths_check_silent(struct srd_tp *tp,
+				      struct srd_tp_peer *peer, uint64_t now)
 {
 	struct srd_dlist *e, *next;
 	struct srd_tp_pkt *young;
-	uint64_t rto_ns, late_ns;
+	uint64_t rto_ns, late_ns, due = UINT64_MAX;
+	uint32_t condemned = 0;
 
+	peer->tx->silent_check_ns = 0;
 	if (!peer->paths)	/* idle: nothing in flight on any path */
-		return;
+		return 0;
 	rto_ns = tp_rto_estimate(tp, peer);
 	late_ns = srd_tp_rtt_max(peer->tx, now);
 	late_ns += late_ns / 4;
@@ -892,10 +909,17 @@ static void tp_paths_check_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
 			wait_ns = rto_ns;
 		if (wait_ns < late_ns)
 			wait_ns = late_ns;
+		/* Overtaken but not yet waited out: its verdict is due at
+		 * the end of the wait, ack or no ack then (a flight's last
+		 * acks may all have come).  Not overtaken: only an ack can
+		 * change that, and every ack looks again. */
 		if (!p->unacked_since_ns ||
-		    now - p->unacked_since_ns < wait_ns ||
 		    peer->tx->acked_sent_ns <= p->unacked_since_ns)
 			continue;
+		if (now - p->unacked_since_ns < wait_ns) {
+			due = SRD_MIN(due, p->unacked_since_ns + wait_ns);
+			continue;
+		}
 		young = NULL;
 		for (e = peer->tx->inflight_list.next;
 		     e != &peer->tx->inflight_list; e = next) {
@@ -924,13 +948,19 @@ static void tp_paths_check_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
 		if (young) {
 			p->acked_seq = young->path_seq;
 			p->unacked_since_ns = young->sent_ns;
+			if (peer->tx->acked_sent_ns > young->sent_ns)
+				due = SRD_MIN(due, young->sent_ns + wait_ns);
 		} else {
 			p->acked_seq = p->tx_seq;
 			p->unacked_since_ns = 0;
 		}
 		if (lost)
 			srd_tp_cc_on_loss(tp, peer, lost, now);
+		condemned += lost;
 	}
+	if (due != UINT64_MAX)
+		peer->tx->silent_check_ns = due;
+	return condemned;
 }
 
 static void tp_fast_retransmit(struct srd_tp *tp, struct srd_tp_peer *peer,
