@@ -68,13 +68,12 @@ sft_lossy_dropped() {
 sft_uptime() {
 	awk '{ print $1 }' /proc/uptime
 }
-# sft_uptime_into VAR: the same into VAR, and no process started for
-# it: at a fault's moment the fork and awk that $(sft_uptime) start
-# took both ends of a stream off the two cores for milliseconds.
+# sft_uptime_into VAR: the same into VAR, with no process started for
+# it (the shell's own read): $(sft_uptime) starts a subshell and awk,
+# on cores both ends of a stream may be using, at the very moment a
+# fault is timed from.
 sft_uptime_into() {
-	local _sft_up _sft_idle
-	read -r _sft_up _sft_idle </proc/uptime
-	printf -v "$1" '%s' "$_sft_up"
+	read -r "$1" _ </proc/uptime
 }
 
 # sft_busiest_link BEFORE AFTER: the number I of the link lI whose bytes

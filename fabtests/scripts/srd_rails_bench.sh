@@ -140,7 +140,7 @@ stream() {
 	cpid=$!
 	if [ "$kill" != 0 ]; then
 		sleep 1.5
-		t_kill=$(sft_uptime)
+		sft_uptime_into t_kill
 		ip -n "$name-${kill,,}" link set r1 down
 	fi
 	wait "$cpid"

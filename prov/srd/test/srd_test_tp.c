@@ -1452,6 +1452,9 @@ Test(tp, a_silent_path_is_judged_by_the_timer_when_no_ack_follows)
 		     peer->paths[1].losses,
 		     peer->paths[1].tx_pkts - dead_before);
 	cr_assert_eq(nodes[1].tp.cnt.rx_dup, 0);
+	/* nothing in flight: no verdict left due (no timer to spin on) */
+	cr_assert(!peer->tx || peer->tx->silent_check_ns == 0 ||
+		  peer->tx->silent_check_ns > srd_memnet_now(net));
 	free(pkts);
 	teardown_all();
 }

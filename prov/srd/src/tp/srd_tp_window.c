@@ -485,6 +485,8 @@ uint64_t srd_tp_window_deadline(const struct srd_tp *tp,
 	    (!srd_dlist_empty(&peer->tx->lost) ||
 	     !srd_dlist_empty(&peer->tx->queue)))
 		deadline = peer->tx->rnr_until_ns;
+	/* a silent-path verdict due (5.8); one held as late is due at the
+	 * hold's end (srd_tp_window_timeout) */
 	if (peer->tx->silent_check_ns && peer->tx->silent_check_ns < deadline)
 		deadline = peer->tx->silent_check_ns;
 	return deadline;
@@ -558,10 +560,15 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 	}
 	/* A path overtaken and silent for its wait is judged then, not at
 	 * the next ack, which may be far off when the paths that deliver
-	 * have nothing more in flight (5.8). */
-	if (peer->tx->silent_check_ns && peer->tx->silent_check_ns <= now &&
-	    tp_paths_check_silent(tp, peer, now))
-		srd_tp_window_flush(tp, peer);
+	 * have nothing more in flight (5.8).  Found late, the verdict waits
+	 * as a late timer does (tp_timer_held): the peer may have stalled
+	 * with us and not had its chance to answer. */
+	if (peer->tx->silent_check_ns && peer->tx->silent_check_ns <= now) {
+		if (tp_timer_held(tp, peer, peer->tx->silent_check_ns, now))
+			peer->tx->silent_check_ns = peer->tx->late_hold_ns;
+		else if (tp_paths_check_silent(tp, peer, now))
+			srd_tp_window_flush(tp, peer);
+	}
 	if (tp_timer_held(tp, peer, tp_flight_due(tp, peer), now))
 		return;
 	while (!srd_dlist_empty(&peer->tx->inflight_list)) {
@@ -958,7 +965,9 @@ static uint32_t tp_paths_check_silent(struct srd_tp *tp,
 			srd_tp_cc_on_loss(tp, peer, lost, now);
 		condemned += lost;
 	}
-	if (due != UINT64_MAX)
+	/* (nothing in flight: no verdict to come, whatever a path's stale
+	 * unacked_since says) */
+	if (due != UINT64_MAX && !srd_dlist_empty(&peer->tx->inflight_list))
 		peer->tx->silent_check_ns = due;
 	return condemned;
 }
