@@ -106,9 +106,10 @@ struct fi_srd_ep_stats {
 	 * declared lost and acked before its resend went (see rto_spurious)
 	 * is counted by a retx_* counter and not here. */
 	uint64_t retx_sent;
-	/* Retransmit timers found expired long after they came due (this
-	 * process or its host was stalled, or made no calls), which waited
-	 * a moment more for the peer to answer (fi_srd(7), Reliability). */
+	/* Retransmit timers, or silent-path verdicts, found expired long
+	 * after they came due (this process or its host was stalled, or
+	 * made no calls), which waited a moment more for the peer to answer
+	 * (fi_srd(7), Reliability). */
 	uint64_t timer_late;
 	/* The domain's progress thread on this endpoint: the times it
 	 * looked at it (its socket was readable, a deadline came, or the

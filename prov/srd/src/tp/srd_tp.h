@@ -477,7 +477,8 @@ struct srd_tp_counters {
 	uint64_t rails_proven;		/* rails whose challenge was echoed */
 	uint64_t rail_challenges;	/* challenges sent (spec 5.16) */
 	uint64_t tx_unrouted;		/* datagrams the wire found no route for */
-	uint64_t timer_late;		/* retransmit timers found late, held */
+	uint64_t timer_late;		/* retransmit timers (or silent-path
+					 * verdicts) found late, held */
 	uint64_t compact_looks;		/* peers compaction looked at */
 };
 

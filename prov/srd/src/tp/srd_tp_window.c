@@ -550,7 +550,7 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	struct srd_tp_pkt *pkt;
 	bool fired = false, peer_silent = false;
-	uint64_t since;
+	uint64_t since, due, silent_due;
 
 	if (!peer->tx)
 		return;
@@ -558,19 +558,23 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 		peer->tx->rnr_until_ns = 0;
 		srd_tp_window_flush(tp, peer);
 	}
+	/* Found late, the timers wait (tp_timer_held): the peer may have
+	 * stalled with us and not had its chance to answer.  Judged once,
+	 * by the earliest of them, so that neither acts in a stall that
+	 * the other was late for. */
+	due = tp_flight_due(tp, peer);
+	silent_due = peer->tx->silent_check_ns ? peer->tx->silent_check_ns :
+						  UINT64_MAX;
+	if (tp_timer_held(tp, peer, SRD_MIN(due, silent_due), now)) {
+		if (silent_due <= now)
+			peer->tx->silent_check_ns = peer->tx->late_hold_ns;
+		return;
+	}
 	/* A path overtaken and silent for its wait is judged then, not at
 	 * the next ack, which may be far off when the paths that deliver
-	 * have nothing more in flight (5.8).  Found late, the verdict waits
-	 * as a late timer does (tp_timer_held): the peer may have stalled
-	 * with us and not had its chance to answer. */
-	if (peer->tx->silent_check_ns && peer->tx->silent_check_ns <= now) {
-		if (tp_timer_held(tp, peer, peer->tx->silent_check_ns, now))
-			peer->tx->silent_check_ns = peer->tx->late_hold_ns;
-		else if (tp_paths_check_silent(tp, peer, now))
-			srd_tp_window_flush(tp, peer);
-	}
-	if (tp_timer_held(tp, peer, tp_flight_due(tp, peer), now))
-		return;
+	 * have nothing more in flight (5.8). */
+	if (silent_due <= now && tp_paths_check_silent(tp, peer, now))
+		srd_tp_window_flush(tp, peer);
 	while (!srd_dlist_empty(&peer->tx->inflight_list)) {
 		pkt = srd_container_of(peer->tx->inflight_list.next,
 				       struct srd_tp_pkt, entry);
