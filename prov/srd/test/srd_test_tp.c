@@ -256,6 +256,20 @@ static struct test_pkt *run_transfer(uint32_t count, uint64_t limit_ns)
 	return pkts;
 }
 
+/* Sends count packets from node 0 to peer one at a time, each acked
+ * before the next goes: a session up and RTT samples on clean paths. */
+static void send_one_by_one(struct srd_tp_peer *peer, struct test_pkt *pkts,
+			    uint32_t count)
+{
+	uint32_t acked0 = nodes[0].acked;
+
+	for (uint32_t i = 0; i < count; i++) {
+		srd_tp_send(&nodes[0].tp, peer, &pkts[i].tp);
+		while (nodes[0].acked < acked0 + i + 1)
+			step(2);
+	}
+}
+
 static void assert_exactly_once(struct test_pkt *pkts, uint32_t count)
 {
 	cr_assert_eq(nodes[0].acked, count, "acked %u of %u",
@@ -1150,11 +1164,7 @@ Test(tp, lone_packets_on_a_black_hole_are_probed)
 	node_open(1, 16, 5 * SRD_NS_PER_S);
 	peer = srd_tp_peer_get(&nodes[0].tp, &a1);
 	/* warm up: the handshake and a few RTT samples on clean paths */
-	for (uint32_t i = 0; i < 20; i++) {
-		srd_tp_send(&nodes[0].tp, peer, &pkts[i].tp);
-		while (nodes[0].acked < i + 1)
-			step(2);
-	}
+	send_one_by_one(peer, pkts, 20);
 	srd_memnet_set_path_drop(net, (1u << 3) | (1u << 9));
 	for (uint32_t i = 20; i < count; i++) {
 		uint64_t t0 = srd_memnet_now(net);
@@ -1326,11 +1336,7 @@ Test(tp, a_tail_on_black_holes_is_probed_at_once)
 	node_open(0, 16, 5 * SRD_NS_PER_S);
 	node_open(1, 16, 5 * SRD_NS_PER_S);
 	peer = srd_tp_peer_get(&nodes[0].tp, &a1);
-	for (uint32_t i = 0; i < warm; i++) {
-		srd_tp_send(&nodes[0].tp, peer, &pkts[i].tp);
-		while (nodes[0].acked < i + 1)
-			step(2);
-	}
+	send_one_by_one(peer, pkts, warm);
 	srd_memnet_set_path_drop(net, 0x00ff);	/* paths 0-7, both ways */
 	srd_memnet_set_tap(net, path_log_tap, &log);
 	t0 = srd_memnet_now(net);
@@ -1394,11 +1400,7 @@ Test(tp, a_silent_path_is_judged_by_the_timer_when_no_ack_follows)
 	node_open(0, 4, 5 * SRD_NS_PER_S);
 	node_open(1, 4, 5 * SRD_NS_PER_S);
 	peer = srd_tp_peer_get(&nodes[0].tp, &a1);
-	for (uint32_t i = 0; i < warm; i++) {
-		srd_tp_send(&nodes[0].tp, peer, &pkts[i].tp);
-		while (nodes[0].acked < i + 1)
-			step(2);
-	}
+	send_one_by_one(peer, pkts, warm);
 	dead_before = peer->paths[1].tx_pkts;
 	srd_memnet_set_path_drop(net, 1u << 1);	/* both ways */
 	t0 = srd_memnet_now(net);
