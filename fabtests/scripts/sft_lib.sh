@@ -62,16 +62,12 @@ sft_lossy_dropped() {
 		sed -n 's/.*counter packets \([0-9]*\).*/\1/p' | head -n1
 }
 
-# sft_uptime: seconds since boot (/proc/uptime, CLOCK_BOOTTIME: the same
-# as CLOCK_MONOTONIC, which sft_stream's logs use, where nothing
-# suspends), to line events up with those logs.
-sft_uptime() {
-	awk '{ print $1 }' /proc/uptime
-}
-# sft_uptime_into VAR: the same into VAR, with no process started for
-# it (the shell's own read): $(sft_uptime) starts a subshell and awk,
-# on cores both ends of a stream may be using, at the very moment a
-# fault is timed from.
+# sft_uptime_into VAR: seconds since boot into VAR (an array element
+# too: "at[i]"), from /proc/uptime (CLOCK_BOOTTIME: the same as
+# CLOCK_MONOTONIC, which sft_stream's logs use, where nothing
+# suspends), to line events up with those logs.  The shell's own read:
+# a subshell and awk, as $(...) would start, take cores both ends of a
+# stream may be using, at the very moment a fault is timed from.
 sft_uptime_into() {
 	read -r "$1" _ </proc/uptime
 }

@@ -380,13 +380,13 @@ loss_phases() {
 	# phase ends before the next change's commands run (they take
 	# 0.1-0.2 s) and starts after them
 	for loss in 0 1 0 5 0; do
-		[ "$i" -gt 0 ] && end[i]=$(sft_uptime)
+		[ "$i" -gt 0 ] && sft_uptime_into "end[i]"
 		bed loss "$loss" all >/dev/null
-		at[i]=$(sft_uptime)
+		sft_uptime_into "at[i]"
 		i=$((i + 1))
 		sleep "$phase_s"
 	done
-	end[i]=$(sft_uptime)
+	sft_uptime_into "end[i]"
 	bed loss 0 >/dev/null
 	# a failure of either end before the stop (not one the stop makes:
 	# a tcp server's end can fail its client first)
