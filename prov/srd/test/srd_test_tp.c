@@ -1383,31 +1383,45 @@ Test(tp, a_tail_on_black_holes_is_probed_at_once)
  * (5.8).  Before, the verdict ran only on an ack: here it waited for
  * the receiver's repeated ack, 90 us later; on the fault bed such
  * waits were 1-1.7 ms. */
-Test(tp, a_silent_path_is_judged_by_the_timer_when_no_ack_follows)
+/* Four paths, 400 us round trips: a session warmed one packet at a
+ * time, then path 1 dropped both ways and a flight of packets sent 1 us
+ * apart (some of them on it).  Returns the peer; t0 is when the flight
+ * began and dead_before how many packets path 1 had carried till then. */
+static struct srd_tp_peer *dead_path_flight(struct test_pkt *pkts,
+					    uint32_t warm, uint32_t flight,
+					    uint64_t *t0, uint64_t *dead_before)
 {
 	struct srd_memnet_attr attr = {
 		.seed = 42, .delay_ns = 200 * SRD_NS_PER_US, .mtu = 4096,
 	};
-	const uint32_t warm = 8, flight = 32;
-	struct test_pkt *pkts = make_pkts(warm + flight, 64);
 	union srd_wire_addr a1 = node_addr(1);
 	struct srd_tp_peer *peer;
-	uint64_t t0, dead_before, last_ack = 0, judged = 0;
-	uint64_t acks_last = 0, acks_judged = 0;
-	uint32_t acked_seen;
 
 	cr_assert_eq(srd_memnet_open(&attr, &net), 0);
 	node_open(0, 4, 5 * SRD_NS_PER_S);
 	node_open(1, 4, 5 * SRD_NS_PER_S);
 	peer = srd_tp_peer_get(&nodes[0].tp, &a1);
 	send_one_by_one(peer, pkts, warm);
-	dead_before = peer->paths[1].tx_pkts;
+	*dead_before = peer->paths[1].tx_pkts;
 	srd_memnet_set_path_drop(net, 1u << 1);	/* both ways */
-	t0 = srd_memnet_now(net);
+	*t0 = srd_memnet_now(net);
 	for (uint32_t i = warm; i < warm + flight; i++) {
 		srd_tp_send(&nodes[0].tp, peer, &pkts[i].tp);
 		srd_memnet_advance(net, SRD_NS_PER_US);
 	}
+	return peer;
+}
+
+Test(tp, a_silent_path_is_judged_by_the_timer_when_no_ack_follows)
+{
+	const uint32_t warm = 8, flight = 32;
+	struct test_pkt *pkts = make_pkts(warm + flight, 64);
+	struct srd_tp_peer *peer;
+	uint64_t t0, dead_before, last_ack = 0, judged = 0;
+	uint64_t acks_last = 0, acks_judged = 0;
+	uint32_t acked_seen;
+
+	peer = dead_path_flight(pkts, warm, flight, &t0, &dead_before);
 	acked_seen = nodes[0].acked;
 	while (nodes[0].acked < warm + flight &&
 	       srd_memnet_now(net) - t0 < SRD_NS_PER_S) {
@@ -1457,6 +1471,61 @@ Test(tp, a_silent_path_is_judged_by_the_timer_when_no_ack_follows)
 	/* nothing in flight: no verdict left due (no timer to spin on) */
 	cr_assert(!peer->tx || peer->tx->silent_check_ns == 0 ||
 		  peer->tx->silent_check_ns > srd_memnet_now(net));
+	free(pkts);
+	teardown_all();
+}
+
+/* The same dead path, but both ends are off the CPU when its verdict
+ * comes due (a host that froze): the sender, back first, cannot tell a
+ * silent path from a peer that had no chance to answer, so the verdict
+ * waits SRD_TP_LATE_GRACE_NS as a late retransmit timer does, and only
+ * then condemns the path. */
+Test(tp, a_silent_path_verdict_found_late_waits_its_grace)
+{
+	const uint32_t warm = 8, flight = 32;
+	struct test_pkt *pkts = make_pkts(warm + flight, 64);
+	struct srd_tp_peer *peer;
+	uint64_t t0, due, back, dead_before;
+
+	peer = dead_path_flight(pkts, warm, flight, &t0, &dead_before);
+	/* run until the dead path is overtaken and its verdict set due */
+	while (!peer->tx->silent_check_ns &&
+	       srd_memnet_now(net) - t0 < SRD_NS_PER_S)
+		step(2);
+	due = peer->tx->silent_check_ns;
+	cr_assert_gt(due, 0, "no verdict was ever set due");
+	cr_assert_eq(peer->paths[1].losses, 0, "judged before it was due");
+	cr_assert_gt(peer->paths[1].tx_pkts, dead_before);
+	/* both frozen from before the verdict's time to 5 ms after it */
+	srd_memnet_advance(net, due + 5 * SRD_NS_PER_MS - srd_memnet_now(net));
+	back = srd_memnet_now(net);
+	srd_tp_progress(&nodes[0].tp);			/* the sender first */
+	cr_assert_eq(peer->paths[1].losses, 0, "judged as soon as back");
+	cr_assert_eq(nodes[0].tp.cnt.timer_late, 1);
+	cr_assert_eq(peer->tx->silent_check_ns, back + SRD_TP_LATE_GRACE_NS);
+	cr_assert_eq(srd_tp_next_deadline(&nodes[0].tp),
+		     back + SRD_TP_LATE_GRACE_NS);
+	srd_memnet_advance(net, SRD_TP_LATE_GRACE_NS - SRD_NS_PER_US);
+	srd_tp_progress(&nodes[0].tp);
+	cr_assert_eq(peer->paths[1].losses, 0, "judged within the grace");
+	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, 0);
+	/* the receiver stays away: the verdict comes at the grace's end */
+	srd_memnet_advance(net, SRD_NS_PER_US);
+	srd_tp_progress(&nodes[0].tp);
+	cr_log_info("silent path due at +%lu us, back at +%lu us, judged "
+		    "at +%lu us: %lu lost on it", (due - t0) / 1000,
+		    (back - t0) / 1000, (srd_memnet_now(net) - t0) / 1000,
+		    peer->paths[1].losses);
+	cr_assert_gt(peer->paths[1].losses, 0, "not judged after the grace");
+	cr_assert_eq(nodes[0].tp.cnt.timer_late, 1, "held once, not again");
+	/* and then the transfer ends as after any verdict */
+	while (nodes[0].acked < warm + flight &&
+	       srd_memnet_now(net) - t0 < SRD_NS_PER_S)
+		step(2);
+	cr_assert_eq(nodes[0].acked, warm + flight);
+	for (uint32_t i = 0; i < warm + flight; i++)
+		cr_assert_eq(nodes[1].seen[i], 1, "packet %u seen %u times", i,
+			     nodes[1].seen[i]);
 	free(pkts);
 	teardown_all();
 }

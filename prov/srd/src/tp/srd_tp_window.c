@@ -543,7 +543,8 @@ static void tp_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 }
 
 static uint32_t tp_paths_check_silent(struct srd_tp *tp,
-				      struct srd_tp_peer *peer, uint64_t now);
+				      struct srd_tp_peer *peer, uint64_t now,
+				      uint64_t seen);
 
 void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 			   uint64_t now)
@@ -573,7 +574,7 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 	/* A path overtaken and silent for its wait is judged then, not at
 	 * the next ack, which may be far off when the paths that deliver
 	 * have nothing more in flight (5.8). */
-	if (silent_due <= now && tp_paths_check_silent(tp, peer, now))
+	if (silent_due <= now && tp_paths_check_silent(tp, peer, now, now))
 		srd_tp_window_flush(tp, peer);
 	while (!srd_dlist_empty(&peer->tx->inflight_list)) {
 		pkt = srd_container_of(peer->tx->inflight_list.next,
@@ -892,11 +893,17 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
  * 1 % loss on the fault bed.
  *
  * Runs on every ack, and by the timer at silent_check_ns, the earliest
- * end of a wait on a path already overtaken (set here).  Returns how
- * many packets it declared lost.
+ * end of a wait on a path already overtaken (set here).  The waits are
+ * judged as of seen: the timer's now, or an ack's arrival.  What an ack
+ * shows is as old as its arrival: one that came while this side was off
+ * the CPU and is read when it is back says nothing of the time between,
+ * in which the peer (stalled too, perhaps) had no chance to answer; a
+ * verdict then due is the timer's, which holds it as late
+ * (tp_timer_held).  Returns how many packets it declared lost.
  */
 static uint32_t tp_paths_check_silent(struct srd_tp *tp,
-				      struct srd_tp_peer *peer, uint64_t now)
+				      struct srd_tp_peer *peer, uint64_t now,
+				      uint64_t seen)
 {
 	struct srd_dlist *e, *next;
 	struct srd_tp_pkt *young;
@@ -927,7 +934,7 @@ static uint32_t tp_paths_check_silent(struct srd_tp *tp,
 		if (!p->unacked_since_ns ||
 		    peer->tx->acked_sent_ns <= p->unacked_since_ns)
 			continue;
-		if (now - p->unacked_since_ns < wait_ns) {
+		if (seen < p->unacked_since_ns + wait_ns) {
 			due = SRD_MIN(due, p->unacked_since_ns + wait_ns);
 			continue;
 		}
@@ -943,7 +950,7 @@ static uint32_t tp_paths_check_silent(struct srd_tp *tp,
 			/* Sent too recently to be judged, or after everything
 			 * acked so far: still on its way, perhaps; it waits
 			 * for the next verdict.  (Time order: so is the rest.) */
-			if (now - pkt->sent_ns < wait_ns ||
+			if (seen < pkt->sent_ns + wait_ns ||
 			    pkt->sent_ns >= peer->tx->acked_sent_ns) {
 				young = pkt;
 				break;
@@ -1079,7 +1086,8 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		srd_tp_ring_put(tp, peer);
 	if (sacked)
 		tp_fast_retransmit(tp, peer, highest, now);
-	tp_paths_check_silent(tp, peer, now);
+	tp_paths_check_silent(tp, peer, now,
+			      rx_ns && rx_ns <= now ? rx_ns : now);
 	srd_tp_window_flush(tp, peer);
 	srd_tp_peer_rearm(tp, peer);
 }
