@@ -1373,16 +1373,6 @@ Test(tp, a_tail_on_black_holes_is_probed_at_once)
 	teardown_all();
 }
 
-/* A flight (32 packets, 1 us apart) on four paths, one of which
- * black-holes, on a network whose round trip (400 us) makes a tail
- * loss probe no sooner than the retransmit timer, so nothing probes:
- * the other paths' packets are all acked within one round trip, and
- * then no ack comes for a while.  The silent-path rule's verdict is
- * due at the end of its wait from the dead path's oldest packet; it
- * comes then, by the timer, and takes the path's packets as lost
- * (5.8).  Before, the verdict ran only on an ack: here it waited for
- * the receiver's repeated ack, 90 us later; on the fault bed such
- * waits were 1-1.7 ms. */
 /* Four paths, 400 us round trips: a session warmed one packet at a
  * time, then path 1 dropped both ways and a flight of packets sent 1 us
  * apart (some of them on it).  Returns the peer; t0 is when the flight
@@ -1412,6 +1402,16 @@ static struct srd_tp_peer *dead_path_flight(struct test_pkt *pkts,
 	return peer;
 }
 
+/* A flight (32 packets, 1 us apart) on four paths, one of which
+ * black-holes, on a network whose round trip (400 us) makes a tail
+ * loss probe no sooner than the retransmit timer, so nothing probes:
+ * the other paths' packets are all acked within one round trip, and
+ * then no ack comes for a while.  The silent-path rule's verdict is
+ * due at the end of its wait from the dead path's oldest packet; it
+ * comes then, by the timer, and takes the path's packets as lost
+ * (5.8).  Before, the verdict ran only on an ack: here it waited for
+ * the receiver's repeated ack, 90 us later; on the fault bed such
+ * waits were 1-1.7 ms. */
 Test(tp, a_silent_path_is_judged_by_the_timer_when_no_ack_follows)
 {
 	const uint32_t warm = 8, flight = 32;
@@ -1479,13 +1479,15 @@ Test(tp, a_silent_path_is_judged_by_the_timer_when_no_ack_follows)
  * comes due (a host that froze): the sender, back first, cannot tell a
  * silent path from a peer that had no chance to answer, so the verdict
  * waits SRD_TP_LATE_GRACE_NS as a late retransmit timer does, and only
- * then condemns the path. */
+ * then condemns the path.  The acks it reads first arrived during the
+ * freeze: judged as of when they were read, they condemned the path
+ * at once, before the timers could hold the verdict. */
 Test(tp, a_silent_path_verdict_found_late_waits_its_grace)
 {
 	const uint32_t warm = 8, flight = 32;
 	struct test_pkt *pkts = make_pkts(warm + flight, 64);
 	struct srd_tp_peer *peer;
-	uint64_t t0, due, back, dead_before;
+	uint64_t t0, due, back, dead_before, acks;
 
 	peer = dead_path_flight(pkts, warm, flight, &t0, &dead_before);
 	/* run until the dead path is overtaken and its verdict set due */
@@ -1499,7 +1501,12 @@ Test(tp, a_silent_path_verdict_found_late_waits_its_grace)
 	/* both frozen from before the verdict's time to 5 ms after it */
 	srd_memnet_advance(net, due + 5 * SRD_NS_PER_MS - srd_memnet_now(net));
 	back = srd_memnet_now(net);
+	acks = nodes[0].tp.cnt.rx_acks;
 	srd_tp_progress(&nodes[0].tp);			/* the sender first */
+	/* acks that arrived during the freeze, read now: what they show
+	 * is as old as their arrival, before the verdict was due */
+	cr_assert_gt(nodes[0].tp.cnt.rx_acks, acks,
+		     "no ack was waiting to be read: nothing to tell");
 	cr_assert_eq(peer->paths[1].losses, 0, "judged as soon as back");
 	cr_assert_eq(nodes[0].tp.cnt.timer_late, 1);
 	cr_assert_eq(peer->tx->silent_check_ns, back + SRD_TP_LATE_GRACE_NS);

@@ -111,6 +111,7 @@ struct srd_wire_udp {
 };
 
 #define SRD_UDP_OFFSET_NS	(100 * SRD_NS_PER_MS)
+#define SRD_UDP_OFFSET_READ_NS	(20 * SRD_NS_PER_US)	/* a read that close */
 
 static inline struct srd_wire_udp *wire_udp(struct srd_wire *wire)
 {
@@ -380,14 +381,27 @@ static int udp_post(struct srd_wire *wire, const struct srd_wire_tx *tx,
 	return n;
 }
 
-static void udp_read_offset(struct srd_wire_udp *udp, uint64_t mono_now)
+/* The offset between the clocks, from a CLOCK_REALTIME read between two
+ * of ours close together: a thread preempted between the reads would
+ * make every stamp early by that preemption until the next read, and
+ * an ack stamped early is judged as older than it is (srd_tp_window.c:
+ * the silent-path rule times its waits to an ack's arrival). */
+static void udp_read_offset(struct srd_wire_udp *udp)
 {
 	struct timespec real;
+	uint64_t before, after;
 
-	clock_gettime(CLOCK_REALTIME, &real);
+	for (int tries = 0;; tries++) {
+		before = srd_clock_now_ns();
+		clock_gettime(CLOCK_REALTIME, &real);
+		after = srd_clock_now_ns();
+		if (after - before <= SRD_UDP_OFFSET_READ_NS || tries == 3)
+			break;
+	}
 	udp->real_offset_ns = (int64_t)((uint64_t)real.tv_sec * SRD_NS_PER_S +
-					(uint64_t)real.tv_nsec - mono_now);
-	udp->offset_at_ns = mono_now;
+					(uint64_t)real.tv_nsec -
+					(before + (after - before) / 2));
+	udp->offset_at_ns = after;
 }
 
 /* One walk of a datagram's control messages: the kernel's receive
@@ -463,7 +477,7 @@ static int udp_recv_batch(struct srd_wire_udp *udp)
 		return 0;
 	mono_now = srd_clock_now_ns();
 	if (mono_now - udp->offset_at_ns > SRD_UDP_OFFSET_NS)
-		udp_read_offset(udp, mono_now);
+		udp_read_offset(udp);
 	for (int i = 0; i < got; i++) {
 		struct mmsghdr *m = &udp->rx_msgs[i];
 
@@ -817,7 +831,7 @@ int srd_wire_udp_open(const struct srd_wire_udp_attr *attr,
 		h->msg_iovlen = 1;
 		h->msg_control = udp->rx_ctl[i].buf;
 	}
-	udp_read_offset(udp, srd_clock_now_ns());
+	udp_read_offset(udp);
 	/* Best effort: without stamps the host delay reads as zero. */
 	setsockopt(udp->fds[0], SOL_SOCKET, SO_TIMESTAMPNS, &(int){ 1 },
 		   sizeof(int));
