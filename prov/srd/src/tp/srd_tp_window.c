@@ -782,11 +782,18 @@ void srd_tp_window_hold(struct srd_tp *tp, struct srd_tp_peer *peer,
 		tp_stall_raise(peer->tx, waited, srd_tp_now(tp));
 }
 
+/* An ack's arrival: the wire's stamp where there is a sane one (not
+ * after now, nor before the packet it acks left), else now. */
+static inline uint64_t tp_ack_arrival(uint64_t rx_ns, uint64_t after,
+				      uint64_t now)
+{
+	return rx_ns > after && rx_ns <= now ? rx_ns : now;
+}
+
 static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 			 struct srd_tp_pkt *pkt, uint64_t now, uint64_t rx_ns)
 {
-	/* the ack's arrival: the kernel's stamp where there is a sane one */
-	uint64_t at = rx_ns > pkt->sent_ns && rx_ns <= now ? rx_ns : now;
+	uint64_t at = tp_ack_arrival(rx_ns, pkt->sent_ns, now);
 	uint64_t sent;
 
 	/* Karn: a resent packet's ack may be for either copy.  The sample
@@ -1086,8 +1093,7 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		srd_tp_ring_put(tp, peer);
 	if (sacked)
 		tp_fast_retransmit(tp, peer, highest, now);
-	tp_paths_check_silent(tp, peer, now,
-			      rx_ns && rx_ns <= now ? rx_ns : now);
+	tp_paths_check_silent(tp, peer, now, tp_ack_arrival(rx_ns, 0, now));
 	srd_tp_window_flush(tp, peer);
 	srd_tp_peer_rearm(tp, peer);
 }
