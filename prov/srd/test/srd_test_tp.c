@@ -1031,6 +1031,117 @@ Test(tp, slow_start_ends_when_the_queue_begins_to_grow)
 	teardown_all();
 }
 
+/* Node 0 sends count packets to node 1 over 250 B/us links (10 us each
+ * way) after a warm-up that learns the empty round trip; meanwhile node
+ * 2, with congestion control off, streams into the link in front of
+ * node `loaded`: node 0 (its acks wait there: a reverse queue) or node 1
+ * (its data waits there).  Returns node 0's peer, for its counters. */
+struct cross_result {
+	uint64_t cuts, elapsed_ns, rev_max_ns, queue_max_ns;
+	double cwnd_min;
+};
+
+static void run_cross_queue(int loaded, uint32_t count,
+			    struct cross_result *res)
+{
+	struct srd_memnet_attr attr = {
+		.seed = 9, .delay_ns = 10 * SRD_NS_PER_US, .mtu = 4096,
+		.link_bytes_per_us = 250, .queue_bytes = 1024 * 1024,
+	};
+	const uint32_t other = 12000, warm = 16;
+	struct test_pkt *pkts = make_pkts(count, 256);
+	struct test_pkt *load = make_pkts(other, 256);
+	struct test_pkt *first = make_pkts(warm, 256);
+	union srd_wire_addr a1 = node_addr(1);
+	struct srd_memnet_stats st;
+	struct srd_tp_peer *peer;
+	uint64_t t0, cuts0;
+
+	cfg_cc_target_ns = 100 * SRD_NS_PER_US;
+	cr_assert_eq(srd_memnet_open(&attr, &net), 0);
+	node_open(0, 4, 10 * SRD_NS_PER_S);
+	node_open(1, 4, 10 * SRD_NS_PER_S);
+	cfg_cc_target_ns = 0;		/* the load: a window, no more */
+	node_open(2, 4, 10 * SRD_NS_PER_S);
+	cfg_cc_target_ns = SRD_TP_CC_TARGET_NS_DEFAULT;
+	peer = srd_tp_peer_get(&nodes[0].tp, &a1);
+	cr_assert_not_null(peer);
+	send_burst(0, 1, first, warm);
+	while (nodes[0].acked < warm)
+		step(3);
+	send_burst(2, loaded, load, other);
+	/* the load's queue stands before node 0's transfer starts */
+	while (srd_memnet_now(net) < 2 * SRD_NS_PER_MS)
+		step(3);
+	nodes[0].acked = 0;
+	cuts0 = nodes[0].tp.cnt.cc_cuts;
+	memset(res, 0, sizeof(*res));
+	res->cwnd_min = 1e9;
+	t0 = srd_memnet_now(net);
+	send_burst(0, 1, pkts, count);
+	while (nodes[0].acked + nodes[0].failed < count &&
+	       srd_memnet_now(net) - t0 < 5 * SRD_NS_PER_S) {
+		step(3);
+		if (srd_tp_rev_queue(peer, srd_memnet_now(net)) >
+		    res->rev_max_ns)
+			res->rev_max_ns = srd_tp_rev_queue(peer,
+						srd_memnet_now(net));
+		if (peer->tx && peer->tx->cwnd < res->cwnd_min)
+			res->cwnd_min = peer->tx->cwnd;
+	}
+	cr_assert_eq(nodes[0].acked, count, "node 0: %u of %u acked",
+		     nodes[0].acked, count);
+	res->elapsed_ns = nodes[0].last_ack_ns - t0;
+	res->cuts = nodes[0].tp.cnt.cc_cuts - cuts0;
+	srd_memnet_stats(net, &st);
+	res->queue_max_ns = st.queue_max_ns;
+	/* the load finishes too, every packet of both once */
+	while (nodes[2].acked + nodes[2].failed < other &&
+	       srd_memnet_now(net) - t0 < 5 * SRD_NS_PER_S)
+		step(3);
+	cr_assert_eq(nodes[2].acked, other);
+	cr_assert_eq(nodes[1].delivered, warm + count +
+		     (loaded == 1 ? other : 0));
+	for (uint32_t id = 0; id < count; id++)
+		cr_assert_eq(pkts[id].done_calls, 1);
+	free(pkts);
+	free(load);
+	free(first);
+	teardown_all();
+}
+
+/* Spec 5.14: the delay congestion control reads leaves out the time an
+ * ack waited on its way back.  A queue in front of node 0 (data coming
+ * its way) delays node 1's acks by a few hundred us, which node 0's own
+ * sending neither built nor can drain: its window must not pay for it
+ * (no cut), and the wait is measured from the acks' stamps.  The same
+ * load in front of node 1, where node 0's data waits, is congestion of
+ * node 0's path: there it must cut. */
+Test(tp, a_reverse_queue_costs_no_window)
+{
+	const uint32_t count = 3000;
+	struct cross_result rev, fwd;
+
+	run_cross_queue(0, count, &rev);
+	run_cross_queue(1, count, &fwd);
+	cr_log_info("queue before node 0 (acks wait): %lu cuts, cwnd min %.1f,"
+		    " reverse wait up to %lu us, queue max %lu us, %.2f ms;"
+		    " before node 1 (data waits): %lu cuts, cwnd min %.1f,"
+		    " %.2f ms", rev.cuts, rev.cwnd_min, rev.rev_max_ns / 1000,
+		    rev.queue_max_ns / 1000, rev.elapsed_ns / 1e6, fwd.cuts,
+		    fwd.cwnd_min, fwd.elapsed_ns / 1e6);
+	/* the load's standing queue is over the 100 us target */
+	cr_assert_gt(rev.queue_max_ns, 200 * SRD_NS_PER_US, "queue max %lu ns",
+		     rev.queue_max_ns);
+	cr_assert_gt(rev.rev_max_ns, 200 * SRD_NS_PER_US,
+		     "reverse wait seen: %lu ns", rev.rev_max_ns);
+	cr_assert_eq(rev.cuts, 0, "cut for the reverse queue");
+	cr_assert_gt(fwd.cuts, 0, "no cut for a queue on the data's path");
+	cr_assert_lt(fwd.rev_max_ns, 10 * SRD_NS_PER_US,
+		     "reverse wait %lu ns with none",
+		     fwd.rev_max_ns);
+}
+
 /* The receiver's grants alone (congestion control off) keep the same
  * incast from overflowing the queue: each of the 4 senders may have
  * 64 / 4 packets in flight once the receiver sees more than one
@@ -2559,6 +2670,19 @@ Test(tp, held_datagrams_make_the_transport_due_now)
 	teardown_all();
 }
 
+/* A base header as `from` would send it to node 0, for tests that forge
+ * packets: the ids given, the rest (token, psn, flags) zero. */
+static void forge_base(struct srd_base_hdr *base, uint8_t type,
+		       const union srd_wire_addr *from, uint32_t src_conn,
+		       uint32_t dst_conn)
+{
+	base->version = SRD_PROTO_VERSION;
+	base->type = type;
+	base->src_port = srd_wire_addr_port(from);
+	base->src_conn = src_conn;
+	base->dst_conn = dst_conn;
+}
+
 /* Forged acknowledgements from a blind sender that knows both
  * connection ids (anyone learns them) and even the session id: a
  * piggybacked ack on a "data" packet and an ACK, each of everything
@@ -2586,11 +2710,8 @@ Test(tp, forged_acks_free_nothing)
 		srd_tp_send(&nodes[0].tp, to1, &pkts[i].tp);
 	cr_assert_eq(to1->tx->inflight, 10);
 	memset(&f, 0, sizeof(f));
-	f.base.version = SRD_PROTO_VERSION;
-	f.base.type = SRD_PKT_EAGER;
-	f.base.src_port = srd_wire_addr_port(&a1);
-	f.base.src_conn = nodes[1].tp.conn_id;
-	f.base.dst_conn = nodes[0].tp.conn_id;
+	forge_base(&f.base, SRD_PKT_EAGER, &a1, nodes[1].tp.conn_id,
+		   nodes[0].tp.conn_id);
 	f.base.psn = to1->rx_win.base;		/* in the window, even */
 	f.base.flags = SRD_HDR_F_ACK;
 	f.base.ack_psn = to1->tx_next_psn;	/* acks all ten */
@@ -2610,6 +2731,59 @@ Test(tp, forged_acks_free_nothing)
 	assert_exactly_once(pkts, 10);
 	free(pkts);
 	free(back);
+	free(warm);
+	teardown_all();
+}
+
+/* Spec 5.3: an ACK whose flags promise a receive stamp (F_STAMP) that
+ * the datagram is too short to hold is malformed: dropped whole, before
+ * it frees anything, though its token is right.  The same ACK with the
+ * stamp's 4 bytes (after the grant, with F_GRANT) is taken: it acks
+ * what it says and its stamp times its trip back. */
+Test(tp, an_ack_short_of_its_stamp_is_malformed)
+{
+	struct test_pkt *warm = warm_pair(1);
+	struct test_pkt *pkts = make_pkts(4, 200);
+	union srd_wire_addr a0 = node_addr(0), a1 = node_addr(1);
+	struct srd_tp_peer *to1 = srd_tp_peer_get(&nodes[0].tp, &a1);
+	struct {
+		struct srd_base_hdr base;
+		struct srd_ack_hdr ack;
+		uint32_t grant, stamp;
+	} f;
+	uint64_t malformed, read_at;
+
+	for (int i = 0; i < 4; i++)
+		srd_tp_send(&nodes[0].tp, to1, &pkts[i].tp);
+	cr_assert_eq(to1->tx->inflight, 4);
+	memset(&f, 0, sizeof(f));
+	forge_base(&f.base, SRD_PKT_ACK, &a1, to1->tx_remote_conn,
+		   nodes[0].tp.conn_id);
+	f.base.token = to1->tx_token;
+	f.base.ack_psn = to1->tx_next_psn;	/* all four */
+	f.ack.session = to1->tx_session;
+	f.ack.flags = SRD_ACK_F_DELAY | SRD_ACK_F_GRANT | SRD_ACK_F_STAMP;
+	f.ack.delay_psn = to1->tx_next_psn - 1;
+	f.ack.host_delay_ns = 1000;
+	f.stamp = (uint32_t)srd_memnet_now(net);
+	malformed = nodes[0].tp.cnt.rx_drop_malformed;
+	read_at = to1->tx->rev_queue_at_ns;	/* the warm-up's ack */
+	/* the grant there, the stamp cut off */
+	cr_assert_eq(srd_memnet_inject(net, &a1, &a0, &f, sizeof(f) - 4), 0);
+	run_sender_only(20 * SRD_NS_PER_US);
+	cr_assert_eq(nodes[0].tp.cnt.rx_drop_malformed, malformed + 1);
+	cr_assert_eq(nodes[0].acked, 0, "a malformed ack freed %u packets",
+		     nodes[0].acked);
+	cr_assert_eq(to1->tx->rev_queue_at_ns, read_at);
+	/* whole: taken (node 1 is held off the CPU, so this ack is the
+	 * only one node 0 reads) */
+	cr_assert_eq(srd_memnet_inject(net, &a1, &a0, &f, sizeof(f)), 0);
+	run_sender_only(20 * SRD_NS_PER_US);
+	cr_assert_eq(nodes[0].tp.cnt.rx_drop_malformed, malformed + 1);
+	cr_assert_eq(nodes[0].acked, 4);
+	cr_assert_gt(to1->tx->rev_queue_at_ns, read_at,
+		     "the stamp was not read");
+	free(pkts);
 	free(warm);
 	teardown_all();
 }

@@ -145,6 +145,11 @@ static_assert(sizeof(struct srd_ack_hdr) == 16, "spec 5.3");
 /* A 4-byte grant follows the SACK bitmap: packets the receiver lets
  * this sender have in flight to it, 0 for no limit (spec 5.17). */
 #define SRD_ACK_F_GRANT		(1u << 2)
+/* With F_DELAY: a 4-byte receive stamp follows the SACK bitmap (after
+ * the grant with F_GRANT), the low 32 bits of the receiver's clock in
+ * ns when delay_psn arrived; with host_delay_ns it times the ack's own
+ * trip, whose queueing the sender leaves out of its delay (spec 5.14). */
+#define SRD_ACK_F_STAMP		(1u << 3)
 
 /* Spec section 6.1: message header flags. */
 #define SRD_MSG_F_TAGGED	(1u << 0)

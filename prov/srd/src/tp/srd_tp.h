@@ -85,6 +85,9 @@
 #define SRD_TP_SS_SAMPLES		8
 #define SRD_TP_SS_LOW_WINDOW		16	/* packets */
 #define SRD_TP_BASE_RTT_AGE_NS		(10 * SRD_NS_PER_S)
+/* The reverse queue's shortest trip is that of this window and the one
+ * before (spec 5.14): the clocks' drift over it is the error. */
+#define SRD_TP_REV_MIN_WINDOW_NS	(500 * SRD_NS_PER_MS)
 
 /* Receiver grants (spec 5.17): a receiver with more than one sender
  * lately shares this many packets in flight among them. */
@@ -280,8 +283,20 @@ struct srd_tp_peer_tx {
 	uint64_t rtt_max_at_ns;		/* since when: it halves per second */
 	uint64_t cc_cut_ns;		/* last decrease: at most one per RTT */
 	uint64_t cc_loss_epoch_ns;
-	uint64_t last_fabric_rtt_ns;	/* RTT less the receiver's host delay */
+	uint64_t last_fabric_rtt_ns;	/* RTT less the receiver's host delay
+					 * and the reverse queue */
 	uint64_t net_srtt_ns;		/* smoothed, of those */
+	/* The reverse queue (spec 5.14): the shortest trip of a stamped
+	 * ack in this window of SRD_TP_REV_MIN_WINDOW_NS and in the one
+	 * before (the two clocks' offset in them: only differences mean
+	 * anything), when this window began (0: no stamp yet); the
+	 * latest ack's wait over the shortest, when that ack came, and
+	 * the wait smoothed over RTT samples. */
+	uint32_t rev_min_cur, rev_min_prev;
+	bool rev_min_prev_ok;
+	uint64_t rev_window_at_ns;
+	uint64_t rev_queue_ns, rev_queue_at_ns;
+	uint64_t rev_srtt_ns;
 	uint64_t rnr_until_ns;		/* the receiver pushed back: wait */
 	uint64_t rnr_backoff_ns;
 

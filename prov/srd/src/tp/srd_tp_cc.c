@@ -6,7 +6,8 @@
  * free packets.
  *
  * Delay based, after Swift: every acked first transmission is an RTT
- * sample; below base RTT + target the window grows (doubling per RTT in
+ * sample (less the receiver's hold and the ack's wait on its way back,
+ * tp_cc_rev_queue); below base RTT + target the window grows (doubling per RTT in
  * slow start, which ends as soon as the delay begins to rise, then by
  * SRD_TP_CC_AI packets per RTT); above it the window
  * shrinks in proportion to the excess delay, at most once per RTT and by
@@ -125,14 +126,66 @@ static void tp_cc_on_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 	}
 }
 
+/*
+ * The reverse queue (spec 5.14).  A stamped ack says when delay_psn
+ * arrived by the receiver's clock; the ack left host_delay_ns later and
+ * reached us at ack_rx_ns by ours.  That trip, less the shortest seen
+ * lately, is the time the ack waited in queues on its way back: behind
+ * data coming our way, which our sending neither builds nor drains, and
+ * an RTT that counts it cuts us for the other direction's traffic.  The
+ * clocks' offset cancels in the difference (32 bits, modulo: trips that
+ * differ by less than 2 s compare right); their drift does not, so the
+ * shortest is that of the last one or two windows of
+ * SRD_TP_REV_MIN_WINDOW_NS: at a drift of 50 ppm a wait is overstated by
+ * 50 us at most, where a minimum kept for good would grow without bound.
+ */
+static void tp_cc_rev_queue(struct srd_tp_peer_tx *tx, uint32_t stamp,
+			    uint64_t host_delay_ns, uint64_t ack_rx_ns)
+{
+	uint32_t trip = (uint32_t)ack_rx_ns - stamp - (uint32_t)host_delay_ns;
+	uint64_t age = ack_rx_ns - tx->rev_window_at_ns;
+	uint32_t least;
+
+	if (!tx->rev_window_at_ns || age >= SRD_TP_REV_MIN_WINDOW_NS) {
+		/* a new window; the one before counts only if it just ended */
+		tx->rev_min_prev_ok = tx->rev_window_at_ns &&
+				      age < 2 * SRD_TP_REV_MIN_WINDOW_NS;
+		tx->rev_min_prev = tx->rev_min_cur;
+		tx->rev_min_cur = trip;
+		tx->rev_window_at_ns = ack_rx_ns ? ack_rx_ns : 1;
+	} else if ((int32_t)(trip - tx->rev_min_cur) < 0) {
+		tx->rev_min_cur = trip;
+	}
+	least = tx->rev_min_prev_ok &&
+		(int32_t)(tx->rev_min_prev - tx->rev_min_cur) < 0 ?
+		tx->rev_min_prev : tx->rev_min_cur;
+	tx->rev_queue_ns = (uint32_t)(trip - least);	/* trip >= least */
+	tx->rev_queue_at_ns = ack_rx_ns;
+}
+
+uint64_t srd_tp_rev_queue(const struct srd_tp_peer *peer, uint64_t now)
+{
+	const struct srd_tp_peer_tx *tx = peer->tx;
+
+	if (!tx || !tx->rev_queue_ns || now - tx->rev_queue_at_ns >
+					 peer->srtt_ns)
+		return 0;
+	return tx->rev_queue_ns;
+}
+
 void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 			 uint32_t psn, uint64_t host_delay_ns,
-			 uint64_t ack_rx_ns)
+			 uint64_t ack_rx_ns, bool stamped, uint32_t stamp)
 {
 	struct srd_tp_pkt *pkt;
-	uint64_t rtt;
+	uint64_t rtt, rev, floor;
 
-	if (peer->tx_state != SRD_TP_TX_ACTIVE || !peer->tx ||
+	if (!peer->tx)
+		return;
+	/* the ack's own trip, whatever packet it names */
+	if (stamped)
+		tp_cc_rev_queue(peer->tx, stamp, host_delay_ns, ack_rx_ns);
+	if (peer->tx_state != SRD_TP_TX_ACTIVE ||
 	    srd_seq_lt(psn, peer->tx_una) ||
 	    !srd_seq_lt(psn, peer->tx_next_psn))
 		return;
@@ -149,7 +202,15 @@ void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 	 * rather than take the network for instantaneous. */
 	if (rtt <= host_delay_ns)
 		return;
-	tp_cc_on_delay(tp, peer, rtt - host_delay_ns, ack_rx_ns);
+	rtt -= host_delay_ns;
+	/* Less this ack's wait on its way back (none unless stamped),
+	 * never below the base RTT: the empty round trip is in every
+	 * sample, and a wait that says otherwise is the clocks' drift. */
+	rev = stamped ? peer->tx->rev_queue_ns : 0;
+	floor = SRD_MIN(peer->tx->base_rtt_ns ? peer->tx->base_rtt_ns : 1,
+			rtt);
+	tp_cc_on_delay(tp, peer, rev < rtt - floor ? rtt - rev : floor,
+		       ack_rx_ns);
 }
 
 /* Loss is the second signal.  With queueing delay over target it is

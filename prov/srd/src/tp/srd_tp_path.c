@@ -5,7 +5,8 @@
  * A path is one of the wire's source ports (on UDP: a socket of its own),
  * so each path to a peer may take a different route through an ECMP
  * fabric.  New packets take the paths of packets that were acked faster
- * than the peer's smoothed RTT, oldest first and once each (recycling,
+ * than the peer's smoothed RTT (both less the acks' waits on their way
+ * back, spec 5.14), oldest first and once each (recycling,
  * after REPS), one in SRD_TP_RECYCLE_EXPLORE and all others when none
  * is recycled going round robin over the paths; a path that lost
  * packets lately (a decaying loss score) is passed over for a number of
@@ -419,8 +420,11 @@ void srd_tp_path_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if (rtt_ns != SRD_TP_RTT_NONE) {
 		p->srtt_ns = p->srtt_ns ? (7 * p->srtt_ns + rtt_ns) / 8 :
 					  rtt_ns;
-		/* faster than the peer's smoothed RTT (the sample is in it) */
-		if (tp->cfg.path_recycle && peer->tx && rtt_ns <= peer->srtt_ns)
+		/* faster than the peer's smoothed RTT (the sample is in it),
+		 * both less the acks' waits on their way back (spec 5.14) */
+		if (tp->cfg.path_recycle && peer->tx &&
+		    rtt_ns + SRD_MIN(peer->tx->rev_srtt_ns, peer->srtt_ns) <=
+		    peer->srtt_ns)
 			tp_path_recycle(peer, path);
 	}
 	if (++peer->path_samples >= SRD_TP_PATH_REWEIGH_EVERY) {

@@ -205,6 +205,8 @@ void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 	const struct srd_base_hdr *base = (const void *)buf;
 	const struct srd_ack_hdr *ack = (const void *)(buf + sizeof(*base));
 	const uint8_t *sack = buf + sizeof(*base) + sizeof(*ack);
+	size_t grant_off, stamp_off;
+	uint32_t stamp = 0;
 
 	if (len < sizeof(*base) + sizeof(*ack) ||
 	    ack->sack_bytes > SRD_ACK_SACK_MAX_BYTES ||
@@ -217,9 +219,12 @@ void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		tp->cnt.rx_drop_conn++;
 		return;
 	}
-	if ((ack->flags & SRD_ACK_F_GRANT) &&
-	    len < sizeof(*base) + sizeof(*ack) + ack->sack_bytes +
-		  sizeof(uint32_t)) {
+	/* what follows the bitmap: the grant, then the stamp */
+	grant_off = ack->sack_bytes;
+	stamp_off = grant_off + ((ack->flags & SRD_ACK_F_GRANT) ?
+				 sizeof(uint32_t) : 0);
+	if (len < sizeof(*base) + sizeof(*ack) + stamp_off +
+		  ((ack->flags & SRD_ACK_F_STAMP) ? sizeof(uint32_t) : 0)) {
 		tp->cnt.rx_drop_malformed++;
 		return;
 	}
@@ -229,14 +234,18 @@ void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 	/* The delay echo first: the packet it names may be acked below;
 	 * refusals before the bitmap, so that refused packets are not
 	 * taken for losses. */
+	if (ack->flags & SRD_ACK_F_STAMP)
+		memcpy(&stamp, sack + stamp_off, sizeof(stamp));
 	if (ack->flags & SRD_ACK_F_DELAY)
 		srd_tp_window_delay(tp, peer, ack->delay_psn,
-				    ack->host_delay_ns, rx_ns);
+				    ack->host_delay_ns, rx_ns,
+				    (ack->flags & SRD_ACK_F_STAMP) != 0,
+				    stamp);
 	if (ack->flags & SRD_ACK_F_RNR)
 		srd_tp_window_rnr(tp, peer, base->psn, base->ack_psn, sack,
 				  ack->sack_bytes);
 	if (ack->flags & SRD_ACK_F_GRANT)
-		memcpy(&peer->tx_grant, sack + ack->sack_bytes,
+		memcpy(&peer->tx_grant, sack + grant_off,
 		       sizeof(peer->tx_grant));
 	srd_tp_window_ack(tp, peer, base->ack_psn, sack, ack->sack_bytes,
 			  rx_ns);
@@ -357,9 +366,9 @@ void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer)
 	struct {
 		struct srd_base_hdr base;
 		struct srd_ack_hdr ack;
-		uint8_t sack[SRD_ACK_SACK_MAX_BYTES + sizeof(uint32_t)];
+		uint8_t sack[SRD_ACK_SACK_MAX_BYTES + 2 * sizeof(uint32_t)];
 	} pkt;
-	uint32_t grant;
+	uint32_t grant, stamp = 0;
 	struct iovec iov = { .iov_base = &pkt };
 
 	tp_ack_clear(tp, peer, peer->rx_active && tp->wire->npaths > 1 &&
@@ -381,6 +390,10 @@ void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer)
 		pkt.ack.delay_psn = peer->rx_newest_psn;
 		pkt.ack.host_delay_ns = held > UINT32_MAX ? UINT32_MAX :
 					(uint32_t)held;
+		/* the arrival by our clock: the sender times this ack's
+		 * trip back from it (spec 5.14) */
+		pkt.ack.flags |= SRD_ACK_F_STAMP;
+		stamp = (uint32_t)peer->rx_newest_ns;
 		peer->rx_newest_ns = 0;	/* one echo per packet */
 	}
 	if (peer->rx_rnr) {
@@ -400,6 +413,11 @@ void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer)
 		pkt.ack.flags |= SRD_ACK_F_GRANT;
 		memcpy(pkt.sack + pkt.ack.sack_bytes, &grant, sizeof(grant));
 		iov.iov_len += sizeof(grant);
+	}
+	if (pkt.ack.flags & SRD_ACK_F_STAMP) {
+		memcpy(pkt.sack + (iov.iov_len - sizeof(pkt.base) -
+				   sizeof(pkt.ack)), &stamp, sizeof(stamp));
+		iov.iov_len += sizeof(stamp);
 	}
 	srd_tp_post_raw(tp, peer, &iov, 1, path);
 	tp->cnt.tx_acks++;

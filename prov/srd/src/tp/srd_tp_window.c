@@ -790,6 +790,22 @@ static inline uint64_t tp_ack_arrival(uint64_t rx_ns, uint64_t after,
 	return rx_ns > after && rx_ns <= now ? rx_ns : now;
 }
 
+/* What path choice reads of an RTT sample (spec 5.12): less the wait
+ * of the ack that brought it on its way back (spec 5.14), a queue of
+ * the other direction's, which no choice of ours changes; that wait is
+ * smoothed too, so that a path is judged against the peer's RTT less
+ * its mean.  The RTO and the silent-path rule time whole round trips. */
+static uint64_t tp_fwd_rtt(struct srd_tp_peer *peer, uint64_t rtt,
+			   uint64_t now)
+{
+	uint64_t rev = srd_tp_rev_queue(peer, now);
+
+	if (rev >= rtt)		/* a stale wait, or the clocks' drift */
+		rev = 0;
+	peer->tx->rev_srtt_ns = (7 * peer->tx->rev_srtt_ns + rev) / 8;
+	return rtt - rev;
+}
+
 static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 			 struct srd_tp_pkt *pkt, uint64_t now, uint64_t rx_ns)
 {
@@ -815,7 +831,8 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 		if (sample)
 			tp_rtt_sample(tp, peer, rtt);
 		srd_tp_path_acked(tp, peer, pkt->path, pkt->path_seq,
-				  sample ? rtt : SRD_TP_RTT_NONE);
+				  sample ? tp_fwd_rtt(peer, rtt, now) :
+					   SRD_TP_RTT_NONE);
 		/* The silent-path rule (tp_paths_check_silent) waits for
 		 * the longest RTT seen lately, and what it times is the
 		 * whole round trip: the delay echoes alone, one per ack
