@@ -1031,17 +1031,57 @@ Test(tp, slow_start_ends_when_the_queue_begins_to_grow)
 	teardown_all();
 }
 
-/* Node 0 sends count packets to node 1 over 250 B/us links (10 us each
- * way) after a warm-up that learns the empty round trip; meanwhile node
- * 2, with congestion control off, streams into the link in front of
- * node `loaded`: node 0 (its acks wait there: a reverse queue) or node 1
- * (its data waits there).  Returns node 0's peer, for its counters. */
+/* What node 0's transfer met in run_cross_queue. */
 struct cross_result {
 	uint64_t cuts, elapsed_ns, rev_max_ns, queue_max_ns;
 	double cwnd_min;
 };
 
-static void run_cross_queue(int loaded, uint32_t count,
+/* Node 0 sends count packets to node 1 over 250 B/us links (10 us each
+ * way) after a warm-up that learns the empty round trip; meanwhile node
+ * 2, with congestion control off, streams into the link in front of
+ * node `loaded`: node 0 (its acks wait there: a reverse queue) or node 1
+ * (its data waits there).  Both senders' packets are all acked, each
+ * once, and node 1 counts what it got. */
+
+/* A base header as `from` would send it to node 0, for tests that forge
+ * packets: the ids given, the rest (token, psn, flags) zero. */
+static void forge_base(struct srd_base_hdr *base, uint8_t type,
+		       const union srd_wire_addr *from, uint32_t src_conn,
+		       uint32_t dst_conn)
+{
+	base->version = SRD_PROTO_VERSION;
+	base->type = type;
+	base->src_port = srd_wire_addr_port(from);
+	base->src_conn = src_conn;
+	base->dst_conn = dst_conn;
+}
+
+/* An ACK from node 1's address with node 0's session ids and token,
+ * that acks nothing new and stamps its delay echo a second late: its
+ * trip back reads a second shorter than any true one. */
+static void forge_late_stamp(struct srd_tp_peer *peer)
+{
+	union srd_wire_addr a0 = node_addr(0), a1 = node_addr(1);
+	struct {
+		struct srd_base_hdr base;
+		struct srd_ack_hdr ack;
+		uint32_t stamp;
+	} f;
+
+	memset(&f, 0, sizeof(f));
+	forge_base(&f.base, SRD_PKT_ACK, &a1, peer->tx_remote_conn,
+		   nodes[0].tp.conn_id);
+	f.base.token = peer->tx_token;
+	f.base.ack_psn = peer->tx_una;
+	f.ack.session = peer->tx_session;
+	f.ack.flags = SRD_ACK_F_DELAY | SRD_ACK_F_STAMP;
+	f.ack.delay_psn = peer->tx_una;
+	f.stamp = (uint32_t)(srd_memnet_now(net) + SRD_NS_PER_S);
+	cr_assert_eq(srd_memnet_inject(net, &a1, &a0, &f, sizeof(f)), 0);
+}
+
+static void run_cross_queue(int loaded, bool forge, uint32_t count,
 			    struct cross_result *res)
 {
 	struct srd_memnet_attr attr = {
@@ -1079,6 +1119,8 @@ static void run_cross_queue(int loaded, uint32_t count,
 	res->cwnd_min = 1e9;
 	t0 = srd_memnet_now(net);
 	send_burst(0, 1, pkts, count);
+	if (forge)
+		forge_late_stamp(peer);
 	while (nodes[0].acked + nodes[0].failed < count &&
 	       srd_memnet_now(net) - t0 < 5 * SRD_NS_PER_S) {
 		step(3);
@@ -1120,10 +1162,11 @@ static void run_cross_queue(int loaded, uint32_t count,
 Test(tp, a_reverse_queue_costs_no_window)
 {
 	const uint32_t count = 3000;
-	struct cross_result rev, fwd;
+	struct cross_result rev, fwd, forged;
 
-	run_cross_queue(0, count, &rev);
-	run_cross_queue(1, count, &fwd);
+	run_cross_queue(0, false, count, &rev);
+	run_cross_queue(1, false, count, &fwd);
+	run_cross_queue(1, true, count, &forged);
 	cr_log_info("queue before node 0 (acks wait): %lu cuts, cwnd min %.1f,"
 		    " reverse wait up to %lu us, queue max %lu us, %.2f ms;"
 		    " before node 1 (data waits): %lu cuts, cwnd min %.1f,"
@@ -1140,6 +1183,16 @@ Test(tp, a_reverse_queue_costs_no_window)
 	cr_assert_lt(fwd.rev_max_ns, 10 * SRD_NS_PER_US,
 		     "reverse wait %lu ns with none",
 		     fwd.rev_max_ns);
+	/* A forged stamp (valid token) that makes every later ack's wait
+	 * read a second: a wait longer than the round trip is no wait, and
+	 * the queue on the data's path still cuts. */
+	cr_log_info("the same with a forged stamp: %lu cuts, cwnd min %.1f,"
+		    " %.2f ms", forged.cuts, forged.cwnd_min,
+		    forged.elapsed_ns / 1e6);
+	cr_assert_gt(forged.rev_max_ns, 500 * SRD_NS_PER_MS,
+		     "the forged stamp was not taken: %lu ns",
+		     forged.rev_max_ns);
+	cr_assert_gt(forged.cuts, 0, "a forged stamp turned the delay off");
 }
 
 /* The receiver's grants alone (congestion control off) keep the same
@@ -2668,19 +2721,6 @@ Test(tp, held_datagrams_make_the_transport_due_now)
 	cr_assert_gt(srd_tp_next_deadline(&nodes[1].tp), 0);
 	free(pkts);
 	teardown_all();
-}
-
-/* A base header as `from` would send it to node 0, for tests that forge
- * packets: the ids given, the rest (token, psn, flags) zero. */
-static void forge_base(struct srd_base_hdr *base, uint8_t type,
-		       const union srd_wire_addr *from, uint32_t src_conn,
-		       uint32_t dst_conn)
-{
-	base->version = SRD_PROTO_VERSION;
-	base->type = type;
-	base->src_port = srd_wire_addr_port(from);
-	base->src_conn = src_conn;
-	base->dst_conn = dst_conn;
 }
 
 /* Forged acknowledgements from a blind sender that knows both

@@ -143,7 +143,10 @@ static void tp_cc_rev_queue(struct srd_tp_peer_tx *tx, uint32_t stamp,
 			    uint64_t host_delay_ns, uint64_t ack_rx_ns)
 {
 	uint32_t trip = (uint32_t)ack_rx_ns - stamp - (uint32_t)host_delay_ns;
-	uint64_t age = ack_rx_ns - tx->rev_window_at_ns;
+	/* stamps out of order (another socket's, a poll's) stay in the
+	 * window they fall behind */
+	uint64_t age = ack_rx_ns > tx->rev_window_at_ns ?
+		       ack_rx_ns - tx->rev_window_at_ns : 0;
 	uint32_t least;
 
 	if (!tx->rev_window_at_ns || age >= SRD_TP_REV_MIN_WINDOW_NS) {
@@ -159,7 +162,8 @@ static void tp_cc_rev_queue(struct srd_tp_peer_tx *tx, uint32_t stamp,
 	least = tx->rev_min_prev_ok &&
 		(int32_t)(tx->rev_min_prev - tx->rev_min_cur) < 0 ?
 		tx->rev_min_prev : tx->rev_min_cur;
-	tx->rev_queue_ns = (uint32_t)(trip - least);	/* trip >= least */
+	/* trip >= least, for trips less than 2 s apart */
+	tx->rev_queue_ns = (uint32_t)(trip - least);
 	tx->rev_queue_at_ns = ack_rx_ns;
 }
 
@@ -205,8 +209,13 @@ void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 	rtt -= host_delay_ns;
 	/* Less this ack's wait on its way back (none unless stamped),
 	 * never below the base RTT: the empty round trip is in every
-	 * sample, and a wait that says otherwise is the clocks' drift. */
+	 * sample, and a wait a little over the queueing the sample holds
+	 * is the clocks' drift.  A wait as long as the whole round trip is
+	 * no wait (a forged stamp, or one that made the shortest trip
+	 * wrong): ignored, as path choice ignores it (tp_fwd_rtt). */
 	rev = stamped ? peer->tx->rev_queue_ns : 0;
+	if (rev >= rtt)
+		rev = 0;
 	floor = SRD_MIN(peer->tx->base_rtt_ns ? peer->tx->base_rtt_ns : 1,
 			rtt);
 	tp_cc_on_delay(tp, peer, rev < rtt - floor ? rtt - rev : floor,
@@ -279,4 +288,10 @@ void srd_tp_cc_init(struct srd_tp *tp, struct srd_tp_peer *peer)
 	tp_cc_clamp(peer);
 	peer->tx->rnr_until_ns = 0;
 	peer->tx->rnr_backoff_ns = 0;
+	/* a new session's peer may be a new incarnation, its clock's
+	 * offset another: its acks' trips start a new shortest */
+	peer->tx->rev_window_at_ns = 0;
+	peer->tx->rev_min_prev_ok = false;
+	peer->tx->rev_queue_ns = 0;
+	peer->tx->rev_srtt_ns = 0;
 }

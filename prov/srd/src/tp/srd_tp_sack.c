@@ -391,9 +391,12 @@ void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer)
 		pkt.ack.host_delay_ns = held > UINT32_MAX ? UINT32_MAX :
 					(uint32_t)held;
 		/* the arrival by our clock: the sender times this ack's
-		 * trip back from it (spec 5.14) */
-		pkt.ack.flags |= SRD_ACK_F_STAMP;
-		stamp = (uint32_t)peer->rx_newest_ns;
+		 * trip back from it (spec 5.14); not with a hold too long
+		 * to say, which would make that trip wrong */
+		if (held <= UINT32_MAX) {
+			pkt.ack.flags |= SRD_ACK_F_STAMP;
+			stamp = (uint32_t)peer->rx_newest_ns;
+		}
 		peer->rx_newest_ns = 0;	/* one echo per packet */
 	}
 	if (peer->rx_rnr) {

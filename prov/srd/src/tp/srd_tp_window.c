@@ -794,13 +794,15 @@ static inline uint64_t tp_ack_arrival(uint64_t rx_ns, uint64_t after,
  * of the ack that brought it on its way back (spec 5.14), a queue of
  * the other direction's, which no choice of ours changes; that wait is
  * smoothed too, so that a path is judged against the peer's RTT less
- * its mean.  The RTO and the silent-path rule time whole round trips. */
+ * its mean.  The path's smoothed RTT is of these; the RTO and the
+ * silent-path rule's floors (the RTO, the longest RTT lately) are of
+ * whole round trips. */
 static uint64_t tp_fwd_rtt(struct srd_tp_peer *peer, uint64_t rtt,
 			   uint64_t now)
 {
 	uint64_t rev = srd_tp_rev_queue(peer, now);
 
-	if (rev >= rtt)		/* a stale wait, or the clocks' drift */
+	if (rev >= rtt)		/* stale, drifted or forged */
 		rev = 0;
 	peer->tx->rev_srtt_ns = (7 * peer->tx->rev_srtt_ns + rev) / 8;
 	return rtt - rev;
