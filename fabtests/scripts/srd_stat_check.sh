@@ -214,7 +214,11 @@ if start_pair "$d2" 4; then
 		[ -e "$tmp/alive/srd-$alive-0.stats" ] && break
 		sleep 0.05
 	done
-	cp "$tmp/alive/srd-$alive-0.stats" "$d2/"
+	# cat, not cp: the provider replaces its snapshot by rename every
+	# interval, and cp (coreutils 9) refuses a source replaced while it
+	# copies; cat reads the one it opened, whole (each is renamed in
+	# complete)
+	cat "$tmp/alive/srd-$alive-0.stats" >"$d2/srd-$alive-0.stats"
 	"$stat" "$d2" >"$tmp/t2" 2>&1
 	"$stat" --json "$d2" >"$tmp/j3" 2>&1
 	nstale=$(grep -c "^$d2/srd-$dead-[01].stats: .*STALE" "$tmp/t2")
