@@ -167,12 +167,13 @@ static void tp_cc_rev_queue(struct srd_tp_peer_tx *tx, uint32_t stamp,
 	tx->rev_queue_at_ns = ack_rx_ns;
 }
 
-uint64_t srd_tp_rev_queue(const struct srd_tp_peer *peer, uint64_t now)
+uint64_t srd_tp_rev_queue(const struct srd_tp_peer *peer, uint64_t now,
+			  uint64_t rtt)
 {
 	const struct srd_tp_peer_tx *tx = peer->tx;
 
-	if (!tx || !tx->rev_queue_ns || now - tx->rev_queue_at_ns >
-					 peer->srtt_ns)
+	if (!tx || !tx->rev_queue_ns || tx->rev_queue_ns >= rtt ||
+	    now - tx->rev_queue_at_ns > peer->srtt_ns)
 		return 0;
 	return tx->rev_queue_ns;
 }
@@ -212,10 +213,8 @@ void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 	 * sample, and a wait a little over the queueing the sample holds
 	 * is the clocks' drift.  A wait as long as the whole round trip is
 	 * no wait (a forged stamp, or one that made the shortest trip
-	 * wrong): ignored, as path choice ignores it (tp_fwd_rtt). */
-	rev = stamped ? peer->tx->rev_queue_ns : 0;
-	if (rev >= rtt)
-		rev = 0;
+	 * wrong): srd_tp_rev_queue gives 0 for it, as to path choice. */
+	rev = stamped ? srd_tp_rev_queue(peer, ack_rx_ns, rtt) : 0;
 	floor = SRD_MIN(peer->tx->base_rtt_ns ? peer->tx->base_rtt_ns : 1,
 			rtt);
 	tp_cc_on_delay(tp, peer, rev < rtt - floor ? rtt - rev : floor,

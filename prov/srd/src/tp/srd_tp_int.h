@@ -267,8 +267,10 @@ void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 			 uint32_t psn, uint64_t host_delay_ns,
 			 uint64_t ack_rx_ns, bool stamped, uint32_t stamp);
 /* The reverse queue of the latest stamped ack, if no older than the
- * smoothed RTT, else 0 (spec 5.14). */
-uint64_t srd_tp_rev_queue(const struct srd_tp_peer *peer, uint64_t now);
+ * smoothed RTT and shorter than the round trip rtt it is to come off
+ * (a longer one is stale, drifted or forged), else 0 (spec 5.14). */
+uint64_t srd_tp_rev_queue(const struct srd_tp_peer *peer, uint64_t now,
+			  uint64_t rtt);
 
 /* srd_tp_auth.c: the MAC trailer (spec 5.15) */
 int srd_tp_auth_init(struct srd_tp *tp, const void *key, size_t len);

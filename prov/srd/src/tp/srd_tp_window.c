@@ -800,10 +800,8 @@ static inline uint64_t tp_ack_arrival(uint64_t rx_ns, uint64_t after,
 static uint64_t tp_fwd_rtt(struct srd_tp_peer *peer, uint64_t rtt,
 			   uint64_t now)
 {
-	uint64_t rev = srd_tp_rev_queue(peer, now);
+	uint64_t rev = srd_tp_rev_queue(peer, now, rtt);
 
-	if (rev >= rtt)		/* stale, drifted or forged */
-		rev = 0;
 	peer->tx->rev_srtt_ns = (7 * peer->tx->rev_srtt_ns + rev) / 8;
 	return rtt - rev;
 }
