@@ -228,9 +228,13 @@ static void tp_tx_unrouted(struct srd_tp *tp, int first, int n)
 			continue;
 		pkt = tp->tx_stage_pkt[i];
 		tp->cnt.tx_unrouted++;
-		if (pkt->peer && pkt->peer->paths &&
-		    pkt->path < tp->wire->npaths)
-			srd_tp_path_lost(tp, pkt->peer, pkt->path, now);
+		if (!pkt->peer || !pkt->peer->paths ||
+		    pkt->path >= tp->wire->npaths)
+			continue;
+		srd_tp_path_lost(tp, pkt->peer, pkt->path, now);
+		/* our end of the rail has no route: none of its paths has */
+		if (pkt->peer->rails)
+			srd_tp_rail_refused(tp, pkt->peer, pkt->path, now);
 	}
 }
 

@@ -205,6 +205,17 @@ struct srd_tp_rails {
 	 * so a rail that stops carrying its data stops carrying our acks
 	 * with no state of our own about that rail. */
 	uint8_t rx_rail;
+	/* A rail's fate (srd_tp_rails.c): per rail, the latest send time
+	 * of a copy sent on it that was acked, and when the latest such
+	 * ack arrived; the send time of the oldest loss of a path of it
+	 * condemned as silent since then (0: none) and that path; when
+	 * it last went DOWN as one, and how often. */
+	uint64_t acked_ns[SRD_WIRE_RAILS_MAX];
+	uint64_t heard_ns[SRD_WIRE_RAILS_MAX];
+	uint64_t down_ns[SRD_WIRE_RAILS_MAX];	/* last DOWN as one */
+	uint64_t silent_since_ns[SRD_WIRE_RAILS_MAX];
+	uint16_t silent_path[SRD_WIRE_RAILS_MAX];
+	uint16_t downs[SRD_WIRE_RAILS_MAX];
 };
 
 /*
@@ -490,6 +501,7 @@ struct srd_tp_counters {
 					 * paths and window ring */
 	uint64_t rail_peers;		/* peers whose rails we learned */
 	uint64_t rails_proven;		/* rails whose challenge was echoed */
+	uint64_t rail_downs;		/* rails taken DOWN as one */
 	uint64_t rail_challenges;	/* challenges sent (spec 5.16) */
 	uint64_t tx_unrouted;		/* datagrams the wire found no route for */
 	uint64_t timer_late;		/* retransmit timers (or silent-path

@@ -132,6 +132,10 @@ void srd_tp_path_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 		       uint16_t path, uint32_t path_seq, uint64_t rtt_ns);
 void srd_tp_path_lost(struct srd_tp *tp, struct srd_tp_peer *peer,
 		      uint16_t path, uint64_t now);
+/* Every UP path of the peer's rail DOWN at once, if a path of another
+ * rail is UP; returns how many went down. */
+uint16_t srd_tp_paths_down_rail(struct srd_tp *tp, struct srd_tp_peer *peer,
+				unsigned rail, uint64_t now);
 /* A loss that may be the peer's slowness, not the path's. */
 void srd_tp_path_suspect(struct srd_tp_peer *peer, uint16_t path);
 /* Sends the probes of DOWN paths that are due; returns the next due
@@ -221,6 +225,26 @@ void srd_tp_rails_challenge(struct srd_tp *tp, struct srd_tp_peer *peer,
 uint64_t srd_tp_rails_deadline(const struct srd_tp_peer *peer);
 void srd_tp_rail_echo(struct srd_tp *tp, struct srd_tp_peer *peer,
 		      unsigned rail, uint32_t nonce);
+/* A rail's fate (spec 5.16), for a multi-rail peer (peer->rails): a
+ * copy sent at sent_ns on path was acked by an ack that arrived at
+ * at_ns; the latest send time of an acked copy on another rail than
+ * path's; path was condemned as silent, as of seen, its oldest loss
+ * sent at lost_sent_ns after a wait of wait_ns; a send on path was
+ * refused for want of a route. */
+void srd_tp_rail_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
+		       uint16_t path, uint64_t sent_ns, uint64_t at_ns);
+uint64_t srd_tp_rails_acked_elsewhere(const struct srd_tp *tp,
+				      const struct srd_tp_peer *peer,
+				      uint16_t path);
+void srd_tp_rail_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
+			uint16_t path, uint64_t lost_sent_ns, uint64_t wait_ns,
+			uint64_t seen, uint64_t now);
+void srd_tp_rail_refused(struct srd_tp *tp, struct srd_tp_peer *peer,
+			 uint16_t path, uint64_t now);
+/* Whether path's rail went DOWN as one after sent_ns, path with it. */
+bool srd_tp_rail_down_since(const struct srd_tp *tp,
+			    const struct srd_tp_peer *peer, uint16_t path,
+			    uint64_t sent_ns);
 
 /* srd_tp_cc.c: congestion control (spec 5.14) */
 void srd_tp_cc_init(struct srd_tp *tp, struct srd_tp_peer *peer);

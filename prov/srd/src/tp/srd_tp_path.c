@@ -612,6 +612,29 @@ void srd_tp_path_suspect(struct srd_tp_peer *peer, uint16_t path)
 		p->loss_score += SRD_TP_PATH_LOSS_SCORE;
 }
 
+/* Takes an UP path DOWN: nothing new goes there, only its probes.
+ * The first probe soon: a path that was only late (a queue deeper than
+ * the silent-path rule had learnt) comes back a millisecond after its
+ * queue, and a dead one costs a probe more.  (Waiting longer after
+ * each down, tried, kept such a path down through its learning: twice
+ * the duplicates in tp/path_with_queue_episodes_is_late_not_silent; a
+ * path that loses but echoes goes down only after 3 losses in a row.) */
+static void tp_path_down(struct srd_tp *tp, struct srd_tp_peer *peer,
+			 uint16_t path, uint64_t now)
+{
+	struct srd_tp_path *p = &peer->paths[path];
+
+	if (peer->good_path == path)
+		peer->good_path = SRD_TP_PATH_NONE;
+	if (peer->tx)
+		tp_recycle_forget(peer->tx, path);
+	p->state = SRD_TP_PATH_DOWN;
+	p->downs++;
+	p->probe_at_ns = now + SRD_TP_PATH_PROBE_FIRST_NS;
+	peer->paths_down++;
+	tp->cnt.path_downs++;
+}
+
 void srd_tp_path_lost(struct srd_tp *tp, struct srd_tp_peer *peer,
 		      uint16_t path, uint64_t now)
 {
@@ -624,19 +647,31 @@ void srd_tp_path_lost(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if (p->state == SRD_TP_PATH_UP &&
 	    p->consec_losses >= SRD_TP_PATH_DOWN_AFTER &&
 	    tp_path_other_up(tp, peer, path)) {
-		p->state = SRD_TP_PATH_DOWN;
-		p->downs++;
-		/* The first probe soon: a path that was only late (a queue
-		 * deeper than the silent-path rule had learnt) comes back
-		 * a millisecond after its queue, and a dead one costs a
-		 * probe more.  (Waiting longer after each down, tried,
-		 * kept such a path down through its learning: twice the
-		 * duplicates in tp/path_with_queue_episodes_is_late_not_
-		 * silent; a path that loses but echoes goes down only
-		 * after 3 losses in a row.) */
-		p->probe_at_ns = now + SRD_TP_PATH_PROBE_FIRST_NS;
-		peer->paths_down++;
-		tp->cnt.path_downs++;
+		tp_path_down(tp, peer, path, now);
 		tp_path_log(tp, peer, path, false);
 	}
+}
+
+uint16_t srd_tp_paths_down_rail(struct srd_tp *tp, struct srd_tp_peer *peer,
+				unsigned rail, uint64_t now)
+{
+	uint16_t per = srd_wire_rail_paths(tp->wire);
+	uint16_t n = srd_tp_peer_npaths(tp, peer), first, end, downs = 0;
+	bool other = false;
+
+	first = (uint16_t)(rail * per);
+	end = (uint16_t)SRD_MIN((unsigned)n, (rail + 1u) * per);
+	if (!peer->paths || first >= end)
+		return 0;
+	for (uint16_t i = 0; i < n && !other; i++)
+		other = (i < first || i >= end) &&
+			peer->paths[i].state == SRD_TP_PATH_UP;
+	if (!other)
+		return 0;
+	for (uint16_t i = first; i < end; i++)
+		if (peer->paths[i].state == SRD_TP_PATH_UP) {
+			tp_path_down(tp, peer, i, now);
+			downs++;
+		}
+	return downs;
 }

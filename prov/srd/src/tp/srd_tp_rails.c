@@ -13,9 +13,11 @@
  * and echoes go by the rail the peer's latest packet came by.
  * Datagrams from a rail are found by the rail's IP and the peer's
  * address port (its header's src_port), and only by a peer whose
- * session token the datagram carries.
+ * session token the datagram carries.  A rail's paths share one fate:
+ * it judges when the rail as a whole is dead, and has srd_tp_path.c
+ * take its paths DOWN.
  * It owns the peers' srd_tp_rails and srd_tp.rail_peers; it must not
- * touch paths or windows.
+ * touch paths or windows itself.
  */
 #include "config.h"
 #include "srd_tp_int.h"
@@ -278,4 +280,143 @@ void srd_tp_rail_echo(struct srd_tp *tp, struct srd_tp_peer *peer,
 	rails->nonce[rail] = 0;
 	rails->proven |= (uint8_t)(1u << rail);
 	tp->cnt.rails_proven++;
+}
+
+/*
+ * A rail's link is one fate for all its paths: when it dies, each of
+ * its paths is a black hole, and finding them one by one, each by its
+ * own three losses (5.12), sends new packets, resends and tail probes
+ * into the rail for as many verdicts (a resend leaves by another rail,
+ * but on a multi-rail bed a loss on the surviving rail sent its resend
+ * into the dead one, and silent timeouts at a window of one followed:
+ * stalls of 14-20 ms).  So the rail goes DOWN as one on either of two
+ * signals: a send there refused for want of a route (our own link is
+ * gone), or two of its paths condemned as silent (5.8) with nothing
+ * sent on the rail since the first of those losses acknowledged.  A
+ * black hole of one path (a switch port on its route) leaves the
+ * rail's other paths delivering, which ends the episode.  Each path
+ * then comes UP again by its own probe's echo, as after its own DOWN.
+ */
+static void tp_rail_down(struct srd_tp *tp, struct srd_tp_peer *peer,
+			 unsigned rail, uint64_t now, const char *why)
+{
+	struct srd_tp_rails *rails = peer->rails;
+	uint16_t downs = srd_tp_paths_down_rail(tp, peer, rail, now);
+	char addr[64], local[64];
+
+	rails->silent_since_ns[rail] = 0;
+	if (!downs)
+		return;
+	rails->down_ns[rail] = now;
+	tp->cnt.rail_downs++;
+	/* logged at its 1st, 2nd, 4th ... time (a rail that flaps) */
+	rails->downs[rail]++;
+	if (rails->downs[rail] & (rails->downs[rail] - 1))
+		return;
+	srd_wire_addr_str(&peer->addr, addr, sizeof(addr));
+	srd_wire_addr_str(&tp->wire->rail_addrs[rail], local, sizeof(local));
+	SRD_WARN(FI_LOG_EP_DATA,
+		 "peer %s: rail %u (%s) down, %s: its %u paths are passed over, each probed after %u ms, then every %u ms (down %u times)\n",
+		 addr, rail, local, why, (unsigned)downs,
+		 (unsigned)(SRD_TP_PATH_PROBE_FIRST_NS / SRD_NS_PER_MS),
+		 (unsigned)(SRD_TP_PATH_PROBE_NS / SRD_NS_PER_MS),
+		 (unsigned)rails->downs[rail]);
+}
+
+/* Any copy counts, a resend too: its ack may be for an older copy on
+ * another rail (Karn), which makes this rail look alive (no DOWN) or,
+ * seen from the other rail, overtaken one wait later than it could be;
+ * but when the flight left on a dead rail fills the window, only
+ * resends go out, and their acks are the one sign that the other rails
+ * deliver (tail probes then freed a packet every 1.6 ms, 31 ms in all). */
+void srd_tp_rail_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
+		       uint16_t path, uint64_t sent_ns, uint64_t at_ns)
+{
+	struct srd_tp_rails *rails = peer->rails;
+	unsigned rail = path / srd_wire_rail_paths(tp->wire);
+
+	if (rail >= rails->n)
+		return;
+	if (sent_ns > rails->acked_ns[rail])
+		rails->acked_ns[rail] = sent_ns;
+	if (at_ns > rails->heard_ns[rail])
+		rails->heard_ns[rail] = at_ns;
+}
+
+uint64_t srd_tp_rails_acked_elsewhere(const struct srd_tp *tp,
+				      const struct srd_tp_peer *peer,
+				      uint16_t path)
+{
+	const struct srd_tp_rails *rails = peer->rails;
+	unsigned rail = path / srd_wire_rail_paths(tp->wire);
+	uint64_t latest = 0;
+
+	for (unsigned r = 0; r < rails->n; r++)
+		if (r != rail && rails->acked_ns[r] > latest)
+			latest = rails->acked_ns[r];
+	return latest;
+}
+
+void srd_tp_rail_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
+			uint16_t path, uint64_t lost_sent_ns, uint64_t wait_ns,
+			uint64_t seen, uint64_t now)
+{
+	struct srd_tp_rails *rails = peer->rails;
+	unsigned rail = path / srd_wire_rail_paths(tp->wire);
+	uint64_t acked;
+
+	if (rail >= rails->n)
+		return;
+	acked = rails->acked_ns[rail];
+	/* the rail delivered something sent after the episode's first
+	 * loss: that loss was its path's, not the rail's */
+	if (rails->silent_since_ns[rail] &&
+	    acked >= rails->silent_since_ns[rail])
+		rails->silent_since_ns[rail] = 0;
+	if (acked >= lost_sent_ns)
+		return;
+	if (!rails->silent_since_ns[rail]) {
+		rails->silent_since_ns[rail] = lost_sent_ns;
+		rails->silent_path[rail] = path;
+		return;
+	}
+	/* A rail that is slow, not dead (a queue of milliseconds in front
+	 * of it, deeper than the verdicts' wait): the acks of what it
+	 * carried before those losses still arrive.  A dead rail's last
+	 * acks came about a round trip after its death, before the losses
+	 * were even sent; half the wait since then, and it is quiet.
+	 * (Without this, on the multi-rail bed a rail whose tbf queue
+	 * held packets 4 ms went DOWN, healthy, once or twice a run.) */
+	if (rails->silent_path[rail] == path ||
+	    seen < rails->heard_ns[rail] + wait_ns / 2)
+		return;
+	tp_rail_down(tp, peer, rail, now,
+		     "two of its paths silent with nothing sent on it since acked");
+}
+
+/* Losses of packets sent into a rail before it went DOWN as one are of
+ * a dead link, known now, not of a queue: they cost congestion control
+ * nothing more (the verdicts that found the rail dead cut the window;
+ * on the multi-rail bed each later verdict cut it again, to one packet
+ * where one rail's worth was due, and a 64 KiB message then took
+ * several milliseconds of round trips to get through). */
+bool srd_tp_rail_down_since(const struct srd_tp *tp,
+			    const struct srd_tp_peer *peer, uint16_t path,
+			    uint64_t sent_ns)
+{
+	const struct srd_tp_rails *rails = peer->rails;
+	unsigned rail = path / srd_wire_rail_paths(tp->wire);
+
+	return rail < rails->n && rails->down_ns[rail] > sent_ns &&
+	       peer->paths[path].state == SRD_TP_PATH_DOWN;
+}
+
+void srd_tp_rail_refused(struct srd_tp *tp, struct srd_tp_peer *peer,
+			 uint16_t path, uint64_t now)
+{
+	unsigned rail = path / srd_wire_rail_paths(tp->wire);
+
+	if (rail < peer->rails->n)
+		tp_rail_down(tp, peer, rail, now,
+			     "a send on it refused for want of a route");
 }

@@ -870,6 +870,8 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 	sent = pkt->retries ? pkt->first_sent_ns : pkt->sent_ns;
 	if (sent > peer->tx->acked_sent_ns)
 		peer->tx->acked_sent_ns = sent;
+	if (peer->rails)
+		srd_tp_rail_acked(tp, peer, pkt->path, pkt->sent_ns, at);
 	if (pkt->sent_ns > peer->tx->acked_copy_ns)
 		peer->tx->acked_copy_ns = pkt->sent_ns;
 	if (peer->tx->silent_since_ns)
@@ -945,18 +947,28 @@ static uint32_t tp_paths_check_silent(struct srd_tp *tp,
 	for (uint16_t i = 0; i < tp->wire->npaths; i++) {
 		struct srd_tp_path *p = &peer->paths[i];
 		uint64_t wait_ns = SRD_TP_SILENT_PATH_RTTS * p->srtt_ns;
+		uint64_t oldest_ns = 0, newest_ns = 0;
+		uint64_t acked = peer->tx->acked_sent_ns;
 		uint32_t lost = 0;
 
 		if (wait_ns < rto_ns)
 			wait_ns = rto_ns;
 		if (wait_ns < late_ns)
 			wait_ns = late_ns;
+		/* What overtakes the path: first copies acked, and on a
+		 * multi-rail peer resends acked on another rail too (the
+		 * flight left on a dead rail may fill the window, and then
+		 * only resends go out: srd_tp_rail_acked). */
+		if (!p->unacked_since_ns)
+			continue;
+		if (peer->rails)
+			acked = SRD_MAX(acked,
+					srd_tp_rails_acked_elsewhere(tp, peer, i));
 		/* Overtaken but not yet waited out: its verdict is due at
 		 * the end of the wait, ack or no ack then (a flight's last
 		 * acks may all have come).  Not overtaken: only an ack can
 		 * change that, and every ack looks again. */
-		if (!p->unacked_since_ns ||
-		    peer->tx->acked_sent_ns <= p->unacked_since_ns)
+		if (acked <= p->unacked_since_ns)
 			continue;
 		if (seen < p->unacked_since_ns + wait_ns) {
 			due = SRD_MIN(due, p->unacked_since_ns + wait_ns);
@@ -975,10 +987,13 @@ static uint32_t tp_paths_check_silent(struct srd_tp *tp,
 			 * acked so far: still on its way, perhaps; it waits
 			 * for the next verdict.  (Time order: so is the rest.) */
 			if (seen < pkt->sent_ns + wait_ns ||
-			    pkt->sent_ns >= peer->tx->acked_sent_ns) {
+			    pkt->sent_ns >= acked) {
 				young = pkt;
 				break;
 			}
+			if (!lost)
+				oldest_ns = pkt->sent_ns;
+			newest_ns = pkt->sent_ns;
 			srd_tp_path_lost(tp, peer, i, now);
 			tp_mark_lost(peer, pkt);
 			peer->tx->cnt.retx_timeout++;
@@ -990,13 +1005,18 @@ static uint32_t tp_paths_check_silent(struct srd_tp *tp,
 		if (young) {
 			p->acked_seq = young->path_seq;
 			p->unacked_since_ns = young->sent_ns;
-			if (peer->tx->acked_sent_ns > young->sent_ns)
+			if (acked > young->sent_ns)
 				due = SRD_MIN(due, young->sent_ns + wait_ns);
 		} else {
 			p->acked_seq = p->tx_seq;
 			p->unacked_since_ns = 0;
 		}
-		if (lost)
+		/* a rail's paths share its link (spec 5.16) */
+		if (lost && peer->rails)
+			srd_tp_rail_silent(tp, peer, i, oldest_ns, wait_ns,
+					   seen, now);
+		if (lost && !(peer->rails &&
+			      srd_tp_rail_down_since(tp, peer, i, newest_ns)))
 			srd_tp_cc_on_loss(tp, peer, lost, now);
 		condemned += lost;
 	}
