@@ -3669,7 +3669,8 @@ static struct srd_tp_peer *rails_small_window_pair(uint16_t per,
  * than the three that take a path down, and resends of losses on the
  * other rail leave for it; found path by path, it took new packets,
  * resends and probes for as many verdicts.  Two of its paths silent
- * with nothing sent on it since acked take it DOWN as one (spec 5.16). */
+ * with nothing sent on it since acked take it DOWN as one (spec 5.16);
+ * when the link comes back, so do its paths. */
 Test(tp, a_dead_rail_goes_down_as_one)
 {
 	const uint32_t count = 20000;
@@ -3678,7 +3679,7 @@ Test(tp, a_dead_rail_goes_down_as_one)
 	union srd_wire_addr r1 = node_rail1_addr(1);
 	struct test_pkt *warm;
 	struct srd_tp_peer *to1 = rails_small_window_pair(per, &warm);
-	uint64_t on1;
+	uint64_t on1, t_heal;
 
 	srd_memnet_set_host_drop(net, &r1, true);
 	pair_rearm(pkts, count);
@@ -3697,6 +3698,21 @@ Test(tp, a_dead_rail_goes_down_as_one)
 		     rail_pkts(to1, 1, per) - on1);
 	cr_assert_lt(nodes[1].max_gap_ns, 750 * SRD_NS_PER_US,
 		     "delivery stalled %lu ns", nodes[1].max_gap_ns);
+
+	/* the link back: each path's probe brings it UP again (one probe
+	 * interval at most), and the rail carries data again */
+	srd_memnet_set_host_drop(net, &r1, false);
+	t_heal = srd_memnet_now(net);
+	on1 = rail_pkts(to1, 1, per);
+	pair_rearm(pkts, count);
+	send_burst(0, 1, pkts, count);
+	run_until_done(count, t_heal + 20 * SRD_NS_PER_S);
+	assert_exactly_once(pkts, count);
+	cr_assert_eq(to1->paths_down, 0, "%u paths still DOWN",
+		     (unsigned)to1->paths_down);
+	cr_assert_gt(rail_pkts(to1, 1, per) - on1, count / 4,
+		     "the healed rail carried %lu of %u",
+		     rail_pkts(to1, 1, per) - on1, count);
 	free(pkts);
 	free(warm);
 	teardown_all();

@@ -203,7 +203,7 @@ struct srd_tp_rails {
 	uint8_t proven;
 	/* The rail the peer's latest packet came by: our acks go there,
 	 * so a rail that stops carrying its data stops carrying our acks
-	 * with no state of our own about that rail. */
+	 * without our acks' own judging that rail. */
 	uint8_t rx_rail;
 	/* A rail's fate (srd_tp_rails.c): per rail, the latest send time
 	 * of a copy sent on it that was acked, and when the latest such

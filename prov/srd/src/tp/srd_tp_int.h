@@ -225,14 +225,14 @@ void srd_tp_rails_challenge(struct srd_tp *tp, struct srd_tp_peer *peer,
 uint64_t srd_tp_rails_deadline(const struct srd_tp_peer *peer);
 void srd_tp_rail_echo(struct srd_tp *tp, struct srd_tp_peer *peer,
 		      unsigned rail, uint32_t nonce);
-/* A rail's fate (spec 5.16), for a multi-rail peer (peer->rails): a
- * copy sent at sent_ns on path was acked by an ack that arrived at
- * at_ns; the latest send time of an acked copy on another rail than
- * path's; path was condemned as silent, as of seen, its oldest loss
- * sent at lost_sent_ns after a wait of wait_ns; a send on path was
- * refused for want of a route. */
+/* A rail's fate (spec 5.16), for a multi-rail peer (peer->rails): pkt
+ * was acked by an ack that arrived at at_ns; the latest send time of
+ * an acked copy on another rail than path's; path was condemned as
+ * silent, as of seen, its oldest loss sent at lost_sent_ns after a wait
+ * of wait_ns; a send on path was refused for want of a route; a new
+ * send session, or fresh paths: no rail is judged from before. */
 void srd_tp_rail_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
-		       uint16_t path, uint64_t sent_ns, uint64_t at_ns);
+		       const struct srd_tp_pkt *pkt, uint64_t at_ns);
 uint64_t srd_tp_rails_acked_elsewhere(const struct srd_tp *tp,
 				      const struct srd_tp_peer *peer,
 				      uint16_t path);
@@ -241,6 +241,7 @@ void srd_tp_rail_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
 			uint64_t seen, uint64_t now);
 void srd_tp_rail_refused(struct srd_tp *tp, struct srd_tp_peer *peer,
 			 uint16_t path, uint64_t now);
+void srd_tp_rails_fate_reset(struct srd_tp_peer *peer);
 /* Whether path's rail went DOWN as one after sent_ns, path with it. */
 bool srd_tp_rail_down_since(const struct srd_tp *tp,
 			    const struct srd_tp_peer *peer, uint16_t path,

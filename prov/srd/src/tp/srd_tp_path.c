@@ -15,7 +15,9 @@
  * ack in between is DOWN: no data goes there, only a PATH_PROBE, the
  * first after SRD_TP_PATH_PROBE_FIRST_NS and then every
  * SRD_TP_PATH_PROBE_NS, which the peer answers with a PATH_ECHO (on any
- * path of its own); the echo brings it back.  The last usable path is
+ * path of its own); the echo brings it back.  A multi-rail peer's rail
+ * goes DOWN as one, every path of it, when srd_tp_rails.c finds the
+ * rail dead (srd_tp_paths_down_rail).  The last usable path is
  * never taken down.  Resends avoid the path of the lost copy and prefer
  * the last path known to deliver.  Acks and handshakes, which have no
  * packet number of their own, rotate over the usable paths.
@@ -58,6 +60,7 @@ void srd_tp_paths_put(struct srd_tp *tp, struct srd_tp_peer *peer)
 {
 	if (!peer->paths)
 		return;
+	srd_tp_rails_fate_reset(peer);
 	/* only a peer with nothing in flight and no path DOWN (no probe
 	 * due) lets go: what goes is RTTs, loss scores and counters */
 	assert(!(peer->tx && peer->tx->ring) && !peer->paths_down);

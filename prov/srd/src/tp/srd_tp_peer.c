@@ -602,6 +602,7 @@ void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err,
 		peer->paths[i].consec_losses = 0;
 	}
 	peer->paths_down = 0;
+	srd_tp_rails_fate_reset(peer);
 	tp->ops->peer_event(tp->ctx, peer, SRD_TP_PEER_TX_FAILED, err);
 	srd_tp_peer_rearm(tp, peer);
 }

@@ -302,7 +302,7 @@ static void tp_rail_down(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	struct srd_tp_rails *rails = peer->rails;
 	uint16_t downs = srd_tp_paths_down_rail(tp, peer, rail, now);
-	char addr[64], local[64];
+	char addr[64], local[64], far[64];
 
 	rails->silent_since_ns[rail] = 0;
 	if (!downs)
@@ -315,24 +315,19 @@ static void tp_rail_down(struct srd_tp *tp, struct srd_tp_peer *peer,
 		return;
 	srd_wire_addr_str(&peer->addr, addr, sizeof(addr));
 	srd_wire_addr_str(&tp->wire->rail_addrs[rail], local, sizeof(local));
+	srd_wire_addr_str(rail ? &rails->rail[rail].dst : &peer->addr, far,
+			  sizeof(far));
 	SRD_WARN(FI_LOG_EP_DATA,
-		 "peer %s: rail %u (%s) down, %s: its %u paths are passed over, each probed after %u ms, then every %u ms (down %u times)\n",
-		 addr, rail, local, why, (unsigned)downs,
+		 "peer %s: rail %u (%s to %s) down, %s: its %u paths are passed over, each probed after %u ms, then every %u ms (down %u times)\n",
+		 addr, rail, local, far, why, (unsigned)downs,
 		 (unsigned)(SRD_TP_PATH_PROBE_FIRST_NS / SRD_NS_PER_MS),
 		 (unsigned)(SRD_TP_PATH_PROBE_NS / SRD_NS_PER_MS),
 		 (unsigned)rails->downs[rail]);
 }
 
-/* Any copy counts, a resend too: its ack may be for an older copy on
- * another rail (Karn), which makes this rail look alive (no DOWN) or,
- * seen from the other rail, overtaken one wait later than it could be;
- * but when the flight left on a dead rail fills the window, only
- * resends go out, and their acks are the one sign that the other rails
- * deliver (tail probes then freed a packet every 1.6 ms, 31 ms in all). */
-void srd_tp_rail_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
-		       uint16_t path, uint64_t sent_ns, uint64_t at_ns)
+static void tp_rail_heard(struct srd_tp *tp, struct srd_tp_rails *rails,
+			  uint16_t path, uint64_t sent_ns, uint64_t at_ns)
 {
-	struct srd_tp_rails *rails = peer->rails;
 	unsigned rail = path / srd_wire_rail_paths(tp->wire);
 
 	if (rail >= rails->n)
@@ -341,6 +336,35 @@ void srd_tp_rail_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 		rails->acked_ns[rail] = sent_ns;
 	if (at_ns > rails->heard_ns[rail])
 		rails->heard_ns[rail] = at_ns;
+}
+
+/* A resend's ack counts for its copy's rail, as of that copy, though it
+ * may be for an older copy on another rail (Karn): the resend's rail
+ * then looks alive when it was not (no DOWN, the safe way), or
+ * overtakes the other rails' paths early, whose verdicts still wait
+ * their whole wait.  It must count: when the flight left on a dead rail
+ * fills the window, only resends go out, and their acks are the one
+ * sign that the other rails deliver (tail probes then freed a packet
+ * every 1.6 ms, 31 ms in all).  Not for the older copy's rail as well:
+ * the resends of a dead rail's losses, acked by the rail that carried
+ * them, would keep the dead one looking alive.  A slow rail is heard
+ * by the acks of its first copies, which keep coming. */
+void srd_tp_rail_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
+		       const struct srd_tp_pkt *pkt, uint64_t at_ns)
+{
+	tp_rail_heard(tp, peer->rails, pkt->path, pkt->sent_ns, at_ns);
+}
+
+void srd_tp_rails_fate_reset(struct srd_tp_peer *peer)
+{
+	struct srd_tp_rails *rails = peer->rails;
+
+	if (!rails)
+		return;
+	memset(rails->acked_ns, 0, sizeof(rails->acked_ns));
+	memset(rails->heard_ns, 0, sizeof(rails->heard_ns));
+	memset(rails->silent_since_ns, 0, sizeof(rails->silent_since_ns));
+	memset(rails->down_ns, 0, sizeof(rails->down_ns));
 }
 
 uint64_t srd_tp_rails_acked_elsewhere(const struct srd_tp *tp,
@@ -365,13 +389,17 @@ void srd_tp_rail_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
 	unsigned rail = path / srd_wire_rail_paths(tp->wire);
 	uint64_t acked;
 
-	if (rail >= rails->n)
+	/* (sent into the rail before it went down: known already) */
+	if (rail >= rails->n || lost_sent_ns < rails->down_ns[rail])
 		return;
 	acked = rails->acked_ns[rail];
-	/* the rail delivered something sent after the episode's first
-	 * loss: that loss was its path's, not the rail's */
+	/* The rail delivered something sent after the episode's first
+	 * loss: that loss was its path's, not the rail's.  Nor does a
+	 * loss sent a whole wait after it join it: a dead link's losses
+	 * left together, two random ones of a sparse sender need not. */
 	if (rails->silent_since_ns[rail] &&
-	    acked >= rails->silent_since_ns[rail])
+	    (acked >= rails->silent_since_ns[rail] ||
+	     lost_sent_ns > rails->silent_since_ns[rail] + wait_ns))
 		rails->silent_since_ns[rail] = 0;
 	if (acked >= lost_sent_ns)
 		return;

@@ -871,7 +871,7 @@ static void tp_pkt_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if (sent > peer->tx->acked_sent_ns)
 		peer->tx->acked_sent_ns = sent;
 	if (peer->rails)
-		srd_tp_rail_acked(tp, peer, pkt->path, pkt->sent_ns, at);
+		srd_tp_rail_acked(tp, peer, pkt, at);
 	if (pkt->sent_ns > peer->tx->acked_copy_ns)
 		peer->tx->acked_copy_ns = pkt->sent_ns;
 	if (peer->tx->silent_since_ns)
@@ -955,12 +955,12 @@ static uint32_t tp_paths_check_silent(struct srd_tp *tp,
 			wait_ns = rto_ns;
 		if (wait_ns < late_ns)
 			wait_ns = late_ns;
+		if (!p->unacked_since_ns)
+			continue;
 		/* What overtakes the path: first copies acked, and on a
 		 * multi-rail peer resends acked on another rail too (the
 		 * flight left on a dead rail may fill the window, and then
 		 * only resends go out: srd_tp_rail_acked). */
-		if (!p->unacked_since_ns)
-			continue;
 		if (peer->rails)
 			acked = SRD_MAX(acked,
 					srd_tp_rails_acked_elsewhere(tp, peer, i));
