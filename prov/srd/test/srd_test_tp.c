@@ -3644,16 +3644,17 @@ Test(tp, multi_rail_sprays_over_both_and_survives_one_dying)
 }
 
 /* Two nodes on two rails of per paths, windows of 6 packets (about one
- * per path), 1 % loss both ways, 2,000 packets sent 0 -> 1 (*warm) and
+ * per path), loss_ppm both ways, 2,000 packets sent 0 -> 1 (*warm) and
  * both rails proven; returns node 0's peer 1. */
 static struct srd_tp_peer *rails_small_window_pair(uint16_t per,
+						   uint32_t loss_ppm,
 						   struct test_pkt **warm)
 {
 	union srd_wire_addr a1 = node_addr(1);
 	struct srd_tp_peer *to1;
 
 	cfg_window = 6;
-	setup_net(10000, 0, 0);
+	setup_net(loss_ppm, 0, 0);
 	node_open_rails(0, per);
 	node_open_rails(1, per);
 	cfg_window = SRD_TP_WINDOW_DEFAULT;
@@ -3678,7 +3679,7 @@ Test(tp, a_dead_rail_goes_down_as_one)
 	struct test_pkt *pkts = make_pkts(count, 200);
 	union srd_wire_addr r1 = node_rail1_addr(1);
 	struct test_pkt *warm;
-	struct srd_tp_peer *to1 = rails_small_window_pair(per, &warm);
+	struct srd_tp_peer *to1 = rails_small_window_pair(per, 10000, &warm);
 	uint64_t on1, t_heal;
 
 	srd_memnet_set_host_drop(net, &r1, true);
@@ -3723,11 +3724,11 @@ Test(tp, a_dead_rail_goes_down_as_one)
  * its other paths deliver what was sent after those losses. */
 Test(tp, a_dead_path_does_not_take_its_rail_down)
 {
-	const uint32_t count = 20000;
+	const uint32_t count = 8000;
 	const uint16_t per = 8;
 	struct test_pkt *pkts = make_pkts(count, 200);
 	struct test_pkt *warm;
-	struct srd_tp_peer *to1 = rails_small_window_pair(per, &warm);
+	struct srd_tp_peer *to1 = rails_small_window_pair(per, 10000, &warm);
 
 	srd_memnet_set_path_drop(net, 1u << 2);
 	pair_rearm(pkts, count);
@@ -3738,6 +3739,32 @@ Test(tp, a_dead_path_does_not_take_its_rail_down)
 		cr_assert_eq(to1->paths[p].state,
 			     p % per == 2 ? SRD_TP_PATH_DOWN : SRD_TP_PATH_UP,
 			     "path %u", p);
+	cr_assert_eq(nodes[0].tp.cnt.rail_downs, 0);
+	free(pkts);
+	free(warm);
+	teardown_all();
+}
+
+/* Random loss on both rails (5 %, a window of 6 packets over 16 paths,
+ * about one each, so that losses are often found by the silent-path
+ * rule): each rail goes on delivering what was sent after its losses,
+ * and acks of what it carried keep arriving, so no rail goes down
+ * (spec 5.16): only a whole rail's silence does that. */
+Test(tp, random_loss_does_not_take_a_rail_down)
+{
+	const uint32_t count = 8000;
+	const uint16_t per = 8;
+	struct test_pkt *pkts = make_pkts(count, 200);
+	struct test_pkt *warm;
+
+	rails_small_window_pair(per, 50000, &warm);
+	pair_rearm(pkts, count);
+	send_burst(0, 1, pkts, count);
+	run_until_done(count, 20 * SRD_NS_PER_S);
+	assert_exactly_once(pkts, count);
+	cr_assert_gt(nodes[0].tp.cnt.retx_timeout, 100,
+		     "%lu losses found by the silent-path rule or timers",
+		     nodes[0].tp.cnt.retx_timeout);
 	cr_assert_eq(nodes[0].tp.cnt.rail_downs, 0);
 	free(pkts);
 	free(warm);
