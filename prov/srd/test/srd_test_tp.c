@@ -3643,6 +3643,17 @@ Test(tp, multi_rail_sprays_over_both_and_survives_one_dying)
 	teardown_all();
 }
 
+/* The same packets 0 -> 1 once more, until all are done or the clock
+ * reads limit_ns; each delivered exactly once. */
+static void transfer_again(struct test_pkt *pkts, uint32_t count,
+			   uint64_t limit_ns)
+{
+	pair_rearm(pkts, count);
+	send_burst(0, 1, pkts, count);
+	run_until_done(count, limit_ns);
+	assert_exactly_once(pkts, count);
+}
+
 /* Two nodes on two rails of per paths, windows of 6 packets (about one
  * per path), loss_ppm both ways, 2,000 packets sent 0 -> 1 (*warm) and
  * both rails proven; returns node 0's peer 1. */
@@ -3705,10 +3716,7 @@ Test(tp, a_dead_rail_goes_down_as_one)
 	srd_memnet_set_host_drop(net, &r1, false);
 	t_heal = srd_memnet_now(net);
 	on1 = rail_pkts(to1, 1, per);
-	pair_rearm(pkts, count);
-	send_burst(0, 1, pkts, count);
-	run_until_done(count, t_heal + 20 * SRD_NS_PER_S);
-	assert_exactly_once(pkts, count);
+	transfer_again(pkts, count, t_heal + 20 * SRD_NS_PER_S);
 	cr_assert_eq(to1->paths_down, 0, "%u paths still DOWN",
 		     (unsigned)to1->paths_down);
 	cr_assert_gt(rail_pkts(to1, 1, per) - on1, count / 4,
@@ -3731,10 +3739,7 @@ Test(tp, a_dead_path_does_not_take_its_rail_down)
 	struct srd_tp_peer *to1 = rails_small_window_pair(per, 10000, &warm);
 
 	srd_memnet_set_path_drop(net, 1u << 2);
-	pair_rearm(pkts, count);
-	send_burst(0, 1, pkts, count);
-	run_until_done(count, 20 * SRD_NS_PER_S);
-	assert_exactly_once(pkts, count);
+	transfer_again(pkts, count, 20 * SRD_NS_PER_S);
 	for (uint16_t p = 0; p < 2 * per; p++)
 		cr_assert_eq(to1->paths[p].state,
 			     p % per == 2 ? SRD_TP_PATH_DOWN : SRD_TP_PATH_UP,
@@ -3758,10 +3763,7 @@ Test(tp, random_loss_does_not_take_a_rail_down)
 	struct test_pkt *warm;
 
 	rails_small_window_pair(per, 50000, &warm);
-	pair_rearm(pkts, count);
-	send_burst(0, 1, pkts, count);
-	run_until_done(count, 20 * SRD_NS_PER_S);
-	assert_exactly_once(pkts, count);
+	transfer_again(pkts, count, 20 * SRD_NS_PER_S);
 	cr_assert_gt(nodes[0].tp.cnt.retx_timeout, 100,
 		     "%lu losses found by the silent-path rule or timers",
 		     nodes[0].tp.cnt.retx_timeout);

@@ -154,6 +154,13 @@ void srd_tp_path_post_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 void srd_tp_paths_clip(struct srd_tp *tp, struct srd_tp_peer *peer);
 
 /* srd_tp_rails.c: a peer's other rails (spec 5.16) */
+/* The rail a path leaves by (0 on a wire of one rail). */
+static inline unsigned srd_tp_path_rail(const struct srd_tp *tp,
+					uint16_t path)
+{
+	return path / srd_wire_rail_paths(tp->wire);
+}
+
 /* Paths that may carry what we send the peer: rail 0's, and those of
  * each further rail proven in a row (all of them on one rail). */
 static inline uint16_t srd_tp_peer_npaths(const struct srd_tp *tp,
@@ -195,7 +202,7 @@ srd_tp_peer_dst(const struct srd_tp *tp, const struct srd_tp_peer *peer,
 
 	if (!peer->rails)
 		return &peer->addr;
-	rail = path / tp->wire->rail_paths;
+	rail = srd_tp_path_rail(tp, path);
 	return rail && rail < peer->rails->n ? &peer->rails->rail[rail].dst :
 					       &peer->addr;
 }

@@ -594,11 +594,15 @@ void srd_tp_paths_clip(struct srd_tp *tp, struct srd_tp_peer *peer)
 		}
 }
 
-static bool tp_path_other_up(const struct srd_tp *tp,
-			     const struct srd_tp_peer *peer, uint16_t path)
+/* Whether a usable path outside [first, end) is UP: what must remain
+ * when paths go DOWN. */
+static bool tp_path_up_outside(const struct srd_tp *tp,
+			       const struct srd_tp_peer *peer, uint16_t first,
+			       uint16_t end)
 {
 	for (uint16_t i = 0; i < srd_tp_peer_npaths(tp, peer); i++)
-		if (i != path && peer->paths[i].state == SRD_TP_PATH_UP)
+		if ((i < first || i >= end) &&
+		    peer->paths[i].state == SRD_TP_PATH_UP)
 			return true;
 	return false;
 }
@@ -649,7 +653,7 @@ void srd_tp_path_lost(struct srd_tp *tp, struct srd_tp_peer *peer,
 	p->consec_losses++;
 	if (p->state == SRD_TP_PATH_UP &&
 	    p->consec_losses >= SRD_TP_PATH_DOWN_AFTER &&
-	    tp_path_other_up(tp, peer, path)) {
+	    tp_path_up_outside(tp, peer, path, (uint16_t)(path + 1))) {
 		tp_path_down(tp, peer, path, now);
 		tp_path_log(tp, peer, path, false);
 	}
@@ -660,16 +664,11 @@ uint16_t srd_tp_paths_down_rail(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	uint16_t per = srd_wire_rail_paths(tp->wire);
 	uint16_t n = srd_tp_peer_npaths(tp, peer), first, end, downs = 0;
-	bool other = false;
 
 	first = (uint16_t)(rail * per);
 	end = (uint16_t)SRD_MIN((unsigned)n, (rail + 1u) * per);
-	if (!peer->paths || first >= end)
-		return 0;
-	for (uint16_t i = 0; i < n && !other; i++)
-		other = (i < first || i >= end) &&
-			peer->paths[i].state == SRD_TP_PATH_UP;
-	if (!other)
+	if (!peer->paths || first >= end ||
+	    !tp_path_up_outside(tp, peer, first, end))
 		return 0;
 	for (uint16_t i = first; i < end; i++)
 		if (peer->paths[i].state == SRD_TP_PATH_UP) {
