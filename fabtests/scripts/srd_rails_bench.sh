@@ -26,6 +26,10 @@
 #               ip command takes one of them from one end for a while),
 #               for the two above to be read against
 #
+# With each of these three it prints the rails that the sender and the
+# receiver took down as one (rail_downs of their FI_SRD_STATS dumps):
+# the sender should take the dead rail DOWN once and a live one never.
+#
 # It prints min/median/max over the runs and the targets as MET or
 # MISSED (each must hold on every run): two rails >= 1.8x one rail;
 # rail death stalls <= 10 ms and loses nothing.  net and tcp;ofi_rxm
@@ -128,12 +132,13 @@ envs=(FI_SRD_STATS=1)
 # stream PROV IFACES SIZE WINDOW MSGS KILL: one pair, server in B bound to
 # B's r0 address; KILL=A or B sets that host's r1 down 1.5 s in, N sets
 # A's r1 up then (a no-op; 0: nothing).  Sets S_MBS, S_GAP_MS (over the
-# second after the kill).
+# second after the kill), S_RAILS (rails each side took down as one, from
+# its FI_SRD_STATS dump: sender/receiver).
 stream() {
 	local prov=$1 ifaces=$2 size=$3 wnd=$4 msgs=$5 kill=$6 spid cpid rc t_kill=
 	local ifenv=("FI_SRD_IFACE=$ifaces" "FI_NET_IFACE=$ifaces" "FI_TCP_IFACE=$ifaces")
 	port=$((port + 1))
-	S_MBS=fail S_GAP_MS=fail
+	S_MBS=fail S_GAP_MS=fail S_RAILS=na
 	ip netns exec "$NB" env "${envs[@]}" "${ifenv[@]}" SFT_GAP_LOG=1 \
 		timeout -k 5 90 "$bindir/sft_stream" -p "$prov" -s \
 		-b 10.91.1.2 -P "$port" -t 80 -S "$size" -W "$wnd" -I "$msgs" \
@@ -167,7 +172,16 @@ stream() {
 	fi
 	S_MBS=$(sft_stream_mbs "$tmp/server")
 	[ -n "$t_kill" ] && S_GAP_MS=$(sft_stream_gap_ms "$tmp/server" "$t_kill")
+	S_RAILS=$(rail_downs "$tmp/client")/$(rail_downs "$tmp/server")
 	return 0
+}
+
+# rail_downs FILE: the rails taken down as one, over the FI_SRD_STATS
+# dumps in FILE ("na" without one)
+rail_downs() {
+	awk '/^ep / { for (i = 2; i <= NF; i++) if ($i ~ /^rail_downs=/) {
+		n += substr($i, 12); seen = 1 } }
+	     END { print seen ? n : "na" }' "$1"
 }
 
 declare -A V
@@ -215,6 +229,7 @@ for run in $(seq 1 "$runs"); do
 		key=gap; [ "$side" = B ] && key=fargap
 		if stream srd r0+r1 64k 256 "$kill_msgs" "$side"; then
 			add "$key" "$S_GAP_MS"
+			add "rails_$side" "$S_RAILS"
 			line+="; $side's r1 dies: longest gap $S_GAP_MS ms"
 		else
 			add gap_failed 1
@@ -223,6 +238,7 @@ for run in $(seq 1 "$runs"); do
 	done
 	if stream srd r0+r1 64k 256 "$kill_msgs" N; then
 		add nofault "$S_GAP_MS"
+		add rails_N "$S_RAILS"
 		line+="; no fault: longest gap $S_GAP_MS ms"
 	fi
 	for p in $peers; do
@@ -241,6 +257,7 @@ printf '%-26s %s\n' "two rails / one" "$(sft_mmm "${V[ratio]:-}")"
 printf '%-26s %s\n' "rail death gap ms" "$(sft_mmm "${V[gap]:-}")"
 printf '%-26s %s\n' "far rail death gap ms" "$(sft_mmm "${V[fargap]:-}")"
 printf '%-26s %s\n' "no fault gap ms" "$(sft_mmm "${V[nofault]:-}")"
+printf '%-26s %s\n' "rails DOWN, send/recv" "sender's rail dies:${V[rails_A]:- -}; receiver's:${V[rails_B]:- -}; no fault:${V[rails_N]:- -} (each run)"
 for p in $peers; do
 	printf '%-26s %s\n' "$p one rail MB/s" "$(sft_mmm "${V[peer_$p]:-}")"
 done
@@ -250,6 +267,14 @@ printf '  %-44s %s\n' "two rails >= 1.8x one rail" "$(sft_every "${V[ratio]:-}" 
 printf '  %-44s %s\n' "the sender's rail dies: gap <= 10 ms" "$(sft_every "${V[gap]:-}" "<=" 10 "$runs")"
 printf '  %-44s %s\n' "the receiver's rail dies: gap <= 10 ms" "$(sft_every "${V[fargap]:-}" "<=" 10 "$runs")"
 printf '  %-44s %s ms\n' "(the same window with no fault, for scale)" "$(sft_mmm "${V[nofault]:-}")"
+# the sender's count (before the /): 1 where a rail died, 0 where none;
+# every stream of the three kinds must have completed
+rails_as_one=MET
+for v in ${V[rails_A]:-} ${V[rails_B]:-}; do [ "${v%%/*}" = 1 ] || rails_as_one=MISSED; done
+for v in ${V[rails_N]:-}; do [ "${v%%/*}" = 0 ] || rails_as_one=MISSED; done
+[ "$(wc -w <<<"${V[rails_A]:-} ${V[rails_B]:-} ${V[rails_N]:-}")" = "$((3 * runs))" ] ||
+	rails_as_one="MISSED (not every stream completed)"
+printf '  %-44s %s\n' "rails taken DOWN: one per death, none live" "$rails_as_one"
 printf '  %-44s %s\n' "a rail dies: every message arrives" "$([ -z "${V[gap_failed]:-}" ] && [ "$(wc -w <<<"${V[gap]:-} ${V[fargap]:-}")" = "$((2 * runs))" ] && echo MET || echo "MISSED ($(wc -w <<<"${V[gap_failed]:-}") of $((2 * runs)) streams did not complete)")"
 echo "=== $(( $(date +%s) - t_start )) s; $failures runs failed"
 [ "$failures" = 0 ]

@@ -338,8 +338,8 @@ $1 == "ep" {
 	       n0(g("rto_spurious")), n0(g("timer_late"))
 	printf "             receiver-not-ready %s out %s in; congestion window cuts %s\n",
 	       n0(g("rnr_sent")), n0(g("rnr_recv")), n0(g("cc_cuts"))
-	printf "             paths %s taken down, %s up again, %s probes; peers %s known, %s failed, %s reclaimed; %s pings\n",
-	       n0(g("path_downs")), n0(g("path_ups")), n0(g("path_probes")),
+	printf "             paths %s taken down (%s rails as one), %s up again, %s probes; peers %s known, %s failed, %s reclaimed; %s pings\n",
+	       n0(g("path_downs")), n0(g("rail_downs")), n0(g("path_ups")), n0(g("path_probes")),
 	       n0(g("peers")), n0(g("peers_failed")), n0(g("peers_reclaimed")), n0(g("pings_sent"))
 	printf "             progress thread: looked %s times, stepped %s while the application was away\n",
 	       n0(g("progress_looks")), n0(g("progress_steps"))

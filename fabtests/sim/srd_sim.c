@@ -59,6 +59,13 @@ struct result {
 	 * delivered (from the measured start): what the table's "time"
 	 * (the last of them) hides, a tail of a few hosts or all late */
 	uint64_t host_p50, host_p90, host_p99;
+	/* a2a, perm: means over the sending hosts of when the last data
+	 * packet left the host's NIC and when its last message was
+	 * delivered; and the queue a data packet met at each switch tier
+	 * (SIM_TIER_*), as time at that tier's rate */
+	uint64_t sent_mean_ns, done_mean_ns;
+	double wait_ns[3];
+	uint64_t cc_cuts;		/* the hosts' window decreases */
 	uint64_t retx_timeout, retx_fast, retx_probe, tx_pkts;
 	uint64_t drop_queue, drop_fault, path_downs;
 	uint64_t queue_max;		/* bytes, the monitored port */
@@ -380,11 +387,16 @@ static void series_write(FILE *f, const struct sim_series *s, double scale,
 
 /* Sets r's host_p50/p90/p99: over the sending hosts, the time the last
  * measured message each sent was delivered (one never delivered: the
- * run's end), from the measured start. */
-static void host_done(const struct sim *sim, const struct opts *o,
+ * run's end), from the measured start; and the means of that and of
+ * when each sent its last data (sent_mean_ns, done_mean_ns), and the
+ * queues data met (wait_ns): whether the hosts were late sending or
+ * their packets were late arriving. */
+static void host_done(struct sim *sim, const struct opts *o,
 		      struct result *r)
 {
+	struct sim_fabric *fab = &sim->fab;
 	uint32_t n = sim->topo.hosts, k = 0;
+	uint64_t sent_sum = 0, done_sum = 0;
 	uint64_t *last, end = srd_memnet_now(sim->net) - sim->t0_ns;
 
 	if (o->sc != SC_A2A && o->sc != SC_PERM)
@@ -399,10 +411,26 @@ static void host_done(const struct sim *sim, const struct opts *o,
 		if (!m->warm && m->src < n && t > last[m->src])
 			last[m->src] = t;
 	}
-	for (uint32_t h = 0; h < n; h++)
-		if (last[h])
-			last[k++] = last[h];
+	for (uint32_t h = 0; h < n; h++) {
+		uint64_t left_ns = sim_link_host_up(fab, h)->last_data_ps / 1000;
+
+		if (!last[h])
+			continue;
+		sent_sum += left_ns > sim->t0_ns ? left_ns - sim->t0_ns : 0;
+		done_sum += last[h];
+		last[k++] = last[h];
+	}
+	for (int t = SIM_TIER_UP; t <= SIM_TIER_HOST; t++) {
+		const struct sim_link *l = t == SIM_TIER_HOST ?
+			sim_link_host_down(fab, 0) : sim_link_leaf_up(fab, 0, 0);
+
+		r->wait_ns[t] = fab->data_waits[t] ?
+			(double)fab->data_wait_bytes[t] / fab->data_waits[t] *
+			l->ps_per_byte / 1000.0 : 0;
+	}
 	if (k) {
+		r->sent_mean_ns = sent_sum / k;
+		r->done_mean_ns = done_sum / k;
 		qsort(last, k, sizeof(*last), cmp_u64);
 		r->host_p50 = last[k / 2];
 		r->host_p90 = last[(uint64_t)(k * 0.9)];
@@ -529,6 +557,7 @@ static int run_one(const struct opts *o, uint32_t size, uint16_t paths,
 	r->retx_probe = cnt.retx_probe;
 	r->tx_pkts = cnt.tx_pkts;
 	r->path_downs = cnt.path_downs;
+	r->cc_cuts = cnt.cc_cuts;
 	for (uint32_t i = 0; i < sim.fab.nlinks; i++) {
 		r->drop_queue += sim.fab.links[i].drop_queue;
 		r->drop_fault += sim.fab.links[i].drop_fault;
@@ -762,6 +791,29 @@ static void print_hosts_done(const struct opts *o, const struct result *r)
 	       us(r->host_p90), 100.0 * r->ideal_ns / r->host_p90,
 	       us(r->host_p99), 100.0 * r->ideal_ns / r->host_p99,
 	       us(r->time_ns), 100.0 * r->ideal_ns / r->time_ns);
+}
+
+/* a2a, perm: where the hosts' time went (host_done): sending, or
+ * waiting for their packets to cross the fabric's queues. */
+static void print_drain(const struct opts *o, const struct result *r)
+{
+	char mode[16];
+
+	if (r->status || !r->sent_mean_ns || r->undelivered ||
+	    (o->sc != SC_A2A && o->sc != SC_PERM))
+		return;
+	printf("drain: %u hosts, %s: on average a host's NIC sent its last"
+	       " data at %.1f µs (%.1f %% of the limit) and its last message"
+	       " was delivered at %.1f µs (%.1f %%); a data packet met on"
+	       " average %.2f µs of queue at a leaf's uplink, %.2f µs at a"
+	       " spine's downlink and %.2f µs at the host's port; the hosts'"
+	       " congestion windows were cut %lu times\n", r->hosts,
+	       mode_name((uint16_t)r->paths, mode, sizeof(mode)),
+	       us(r->sent_mean_ns), 100.0 * r->ideal_ns / r->sent_mean_ns,
+	       us(r->done_mean_ns), 100.0 * r->ideal_ns / r->done_mean_ns,
+	       r->wait_ns[SIM_TIER_UP] / 1000.0,
+	       r->wait_ns[SIM_TIER_DOWN] / 1000.0,
+	       r->wait_ns[SIM_TIER_HOST] / 1000.0, r->cc_cuts);
 }
 
 /* a2a, perm: how evenly the spine tier was loaded (spine_load). */
@@ -1111,6 +1163,8 @@ int main(int argc, char **argv)
 		print_hosts_done(&o, &res[i]);
 	for (int i = 0; i < n; i++)
 		print_spine_load(&o, &res[i]);
+	for (int i = 0; i < n; i++)
+		print_drain(&o, &res[i]);
 	if (o.out)
 		plots(&o, res, n);
 	c = 0;

@@ -56,6 +56,7 @@ struct sim_link {
 	uint64_t drop_queue, drop_fault, data_dropped;
 	uint64_t queue_max;		/* bytes */
 	uint64_t last_data_drop_ns;	/* the last data packet it lost */
+	uint64_t last_data_ps;		/* when its last data packet left */
 	struct sim_series *depth;	/* queue depth per bin (monitored) */
 	struct sim_series *offered;	/* data packets offered per bin */
 	struct sim_series *tier;	/* the same, shared by a set of links */
@@ -90,10 +91,16 @@ struct sim_fabric {
 	uint64_t salt[2];		/* ECMP hash seeds of leaves */
 	struct sim_pkt *free_pkts;
 	uint64_t events_run, pkts_in_flight, pkts_max_in_flight;
+	/* The queue each data packet met, in bytes ahead of it, summed by
+	 * tier of switch port: SIM_TIER_UP (leaf to spine), _DOWN (spine
+	 * to leaf), _HOST (leaf to host). */
+	uint64_t data_wait_bytes[3], data_waits[3];
 	/* called when a datagram reaches a host (its wire is pollable) */
 	void (*arrived)(void *arg, uint32_t host);
 	void *arg;
 };
+
+enum { SIM_TIER_UP, SIM_TIER_DOWN, SIM_TIER_HOST };
 
 int sim_fabric_init(struct sim_fabric *fab, const struct sim_topo *topo,
 		    struct srd_memnet *net);

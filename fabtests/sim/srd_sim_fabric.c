@@ -337,6 +337,8 @@ static uint64_t link_transmit(struct sim_fabric *fab, struct sim_link *l,
 			    now_ps) + p->len * l->ps_per_byte;
 
 	l->busy_until_ps = done_ps;
+	if (p->data)
+		l->last_data_ps = done_ps;
 	l->pkts++;
 	l->bytes += p->len;
 	p->hop++;
@@ -443,6 +445,17 @@ static void link_arrive(struct sim_fabric *fab, struct sim_pkt *p,
 	}
 	if (queued > l->queue_max)
 		l->queue_max = queued;
+	if (p->data && p->hop) {
+		/* (hop 0 is the sending host's NIC, a FIFO here with
+		 * --nic-bands 0); the last hop is the host's port; the two
+		 * before it (a route through a spine) the leaf's and the
+		 * spine's */
+		int tier = p->hop + 1 == p->nlinks ? SIM_TIER_HOST :
+			   p->hop == 1 ? SIM_TIER_UP : SIM_TIER_DOWN;
+
+		fab->data_wait_bytes[tier] += queued;
+		fab->data_waits[tier]++;
+	}
 	link_transmit(fab, l, p, now_ps);
 	return;
 drop:

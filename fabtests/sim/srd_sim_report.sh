@@ -83,6 +83,12 @@ section() {
 		grep '^spine load' "$tmp/$name.txt" | sed 's/^spine load: /- /'
 		echo
 	fi
+	if grep -q '^drain' "$tmp/$name.txt"; then
+		echo 'Sending or crossing (means over the hosts: when a host sent its last data, when its last message was delivered; the queue a data packet met at each switch tier, as time at that tier'"'"'s rate):'
+		echo
+		grep '^drain' "$tmp/$name.txt" | sed 's/^drain: /- /'
+		echo
+	fi
 	if grep -q '^cost' "$tmp/$name.txt"; then
 		echo '<details><summary>simulator cost per run</summary>'
 		echo
@@ -397,6 +403,43 @@ no message layer's part).
   with 16 messages, 79.3 % against 76.6 %.  A leaf's 16 uplinks are offered exactly what its 16 hosts
   send, so the tier has no slack; the rules that steer harder on delay
   left the busiest links as loaded as before, or more.
+- **The hosts send at line rate; what is lost is the crossing**: the
+  "drain" lines under the tables say when, on average, a host's NIC
+  sent its last data and when its last message was delivered.  With
+  sessions open (seed 1) the hosts sent their last data at 86.7 µs
+  (256 hosts) and 87.3 µs (1,024 hosts), 96.8 and 96.1 % of the limit,
+  against 85.0 µs for a lone pair (\`--sizes 2 --per-leaf 1\`); their
+  last messages were delivered 9.7 and 10.9 µs after that, against 3.0
+  µs for the lone pair.  A data packet met 2.3 µs of queue at a leaf's
+  uplink, 1.6 at a spine's downlink and 0.7 at the host's port (256
+  hosts); with no two paths on one spine (\`--ecmp spread\`) 0.5, 0.7 and
+  0.5 µs, and the last message came 6.3 µs after the last send; with no
+  two paths on one spine and no recycling, 0.1, 0.6 and 0.3 µs and 3.9
+  µs (92.4 %): recycling, which a hashing fabric needs (34.3 % without
+  it: 4.4 µs at the uplinks), itself leaves a queue where the load was
+  even.  So a sender's window is not what holds a permutation back (the
+  hosts' congestion windows were cut 85 times in all at 256 hosts):
+  the queues that the hash's uneven load builds at the busiest uplinks
+  are, and the last packets of every flow wait behind them.  More paths
+  per peer even the load a little: with sessions open, 64 paths give
+  81.8 / 81.6 % (256 / 1,024 hosts; 1.8 µs at the uplinks) and 256
+  paths 81.9 / 81.0 %, against 81.2 / 77.8 % with 16 (each path of a
+  peer is a socket of the UDP wire, and its state lives as long as the
+  peer sends).  Tried on 2026-12-07 and not kept (code changes that no
+  option reproduces; seed 1, sessions open, 256 / 1,024 hosts): a
+  flow's last window of queued packets sent only on paths whose
+  smoothed RTT is within 0.5-4 µs of its fastest path's, in turn,
+  18.8-77.8 / 9.6-74.1 % (every flow's tail herds onto the links that
+  looked fast); congestion control cutting on the least RTT of each
+  half or whole round trip's samples, leaving one path's queue to path
+  choice, 79.1-81.6 / 78.1-78.6 % at targets of 10 and 25 µs (72.2 /
+  66.2 % at 5).  Smaller windows queue less and send later: cwnd_init
+  24 and 20 (target 25 µs) give 1.9 and 1.6 µs at the uplinks, last
+  data at 88.2 and 90.1 µs, and 79.9 / 77.0 and 78.4 / 75.3 %; a
+  cwnd_init of 16 to 32 against targets of 3 to 25 µs, none above the
+  default (32, 25 µs).  Switch ports that send control packets first
+  (by hand) gain nothing now (80.6 / 79.4 %): the reverse queue below
+  already leaves the acks' wait out of the delay.
 - **Slow start ends when the delay begins to rise** (spec 5.14, after
   HyStart++): 8 delay samples in a row over base RTT + target / 8 end
   it, without a cut.  Before, it doubled the window until the delay

@@ -117,6 +117,10 @@ struct fi_srd_ep_stats {
 	 * while the application was away (fi_srd(7), Progress). */
 	uint64_t progress_looks;
 	uint64_t progress_steps;
+	/* Peers' rails (FI_SRD_IFACE naming several interfaces) taken DOWN
+	 * as one, every path of the rail at once (fi_srd(7), MULTI-RAIL);
+	 * path_downs counts the paths. */
+	uint64_t rail_downs;
 };
 
 /* The send side of one peer: congestion control and RTT.  The counters

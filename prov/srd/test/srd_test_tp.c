@@ -3773,6 +3773,60 @@ Test(tp, random_loss_does_not_take_a_rail_down)
 	teardown_all();
 }
 
+/* Runs both nodes for ns of virtual time, or until node 0's count
+ * packets are done. */
+static void run_both(uint64_t ns, uint32_t count)
+{
+	uint64_t end = srd_memnet_now(net) + ns;
+
+	while (nodes[0].acked + nodes[0].failed < count &&
+	       srd_memnet_now(net) < end)
+		step(2);
+}
+
+/* The receiver's rail 0 loses what it carries for 100 us (its link down
+ * a moment, then back), rail 1's later packets are acked, and then the
+ * receiver is off the CPU for 3 ms: the silent-path verdicts on rail 0's
+ * paths come due in a silence of both rails.  What that silence hides
+ * is no rail's death (on the multi-rail bed, silences of about a
+ * millisecond took a healthy rail DOWN up to four times a stream): a
+ * rail goes DOWN as one only while another is heard (spec 5.16).  Five
+ * times over; no path is DOWN at the end, and every packet arrives
+ * once. */
+Test(tp, a_silence_of_every_rail_takes_none_down)
+{
+	const uint32_t count = 6000;
+	const uint16_t per = 8;
+	struct test_pkt *pkts = make_pkts(count, 200);
+	struct test_pkt *warm;
+	struct srd_tp_peer *to1 = rails_small_window_pair(per, 0, &warm);
+	union srd_wire_addr a1 = node_addr(1);
+	uint64_t condemned = 0;
+
+	pair_rearm(pkts, count);
+	send_burst(0, 1, pkts, count);
+	for (int k = 0; k < 5; k++) {
+		uint64_t before = nodes[0].tp.cnt.retx_timeout;
+
+		run_both(SRD_NS_PER_MS, count);
+		srd_memnet_set_host_drop(net, &a1, true);
+		run_both(100 * SRD_NS_PER_US, count);
+		srd_memnet_set_host_drop(net, &a1, false);
+		run_sender_only(3 * SRD_NS_PER_MS);
+		condemned += nodes[0].tp.cnt.retx_timeout - before;
+	}
+	run_until_done(count, 20 * SRD_NS_PER_S);
+	assert_exactly_once(pkts, count);
+	/* the verdicts came, in the silences */
+	cr_assert_geq(condemned, 10, "%lu packets condemned", condemned);
+	cr_assert_eq(nodes[0].tp.cnt.rail_downs, 0);
+	for (uint16_t p = 0; p < 2 * per; p++)
+		cr_assert_eq(to1->paths[p].state, SRD_TP_PATH_UP, "path %u", p);
+	free(pkts);
+	free(warm);
+	teardown_all();
+}
+
 /* The sender's own rail 1 goes down: its sends there are refused at
  * once (no route), and the first refusal takes every path of the rail
  * DOWN without waiting for acks (spec 5.16); everything arrives exactly

@@ -66,6 +66,7 @@ static void stats_ep_fill(const struct srd_ep *ep, struct fi_srd_ep_stats *st)
 					     __ATOMIC_RELAXED);
 	st->progress_steps = __atomic_load_n(&ep->thread_steps,
 					     __ATOMIC_RELAXED);
+	st->rail_downs = c->rail_downs;
 }
 
 static uint32_t stats_paths_down(const struct srd_tp *tp,
@@ -298,13 +299,14 @@ static void stats_print_ep(struct srd_ep *ep, const struct fi_srd_ep_stats *e,
 		"retx_probe=%lu retx_sent=%lu rto_spurious=%lu timer_late=%lu "
 		"rnr_sent=%lu rnr_recv=%lu "
 		"cc_cuts=%lu path_downs=%lu path_ups=%lu path_probes=%lu "
-		"peers=%lu peers_failed=%lu peers_reclaimed=%lu "
+		"rail_downs=%lu peers=%lu peers_failed=%lu peers_reclaimed=%lu "
 		"pings_sent=%llu progress_looks=%lu progress_steps=%lu\n",
 		e->tx_pkts, e->tx_bytes, e->rx_pkts, e->rx_bytes, e->tx_acks,
 		e->rx_acks, e->retx_timeout, e->retx_fast, e->retx_probe,
 		e->retx_sent,
 		e->rto_spurious, e->timer_late, e->rnr_sent, e->rnr_recv, e->cc_cuts,
-		e->path_downs, e->path_ups, e->path_probes, e->peers,
+		e->path_downs, e->path_ups, e->path_probes, e->rail_downs,
+		e->peers,
 		e->peers_failed, e->peers_reclaimed,
 		(unsigned long long)ep->msg.pings_sent, e->progress_looks,
 		e->progress_steps);

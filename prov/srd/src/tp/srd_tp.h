@@ -214,6 +214,13 @@ struct srd_tp_rails {
 	uint64_t heard_ns[SRD_WIRE_RAILS_MAX];
 	uint64_t down_ns[SRD_WIRE_RAILS_MAX];	/* last DOWN as one */
 	uint64_t silent_since_ns[SRD_WIRE_RAILS_MAX];
+	/* A rail found dead as of down_mark_ns (0: none) goes DOWN
+	 * down_grace_ns after down_alive_ns, the first arrival since of
+	 * an ack of what another rail carried (0: none yet), unless an ack
+	 * of what it carried, or a probe's echo, comes first. */
+	uint64_t down_mark_ns[SRD_WIRE_RAILS_MAX];
+	uint64_t down_alive_ns[SRD_WIRE_RAILS_MAX];
+	uint64_t down_grace_ns[SRD_WIRE_RAILS_MAX];
 	uint16_t silent_path[SRD_WIRE_RAILS_MAX];
 	uint16_t downs[SRD_WIRE_RAILS_MAX];
 };

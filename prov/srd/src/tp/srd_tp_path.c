@@ -568,6 +568,8 @@ void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 		return;
 	}
 	p = &peer->paths[probe->path];
+	if (peer->rails)	/* its rail delivers: not dead */
+		srd_tp_rail_echoed(tp, peer, probe->path);
 	if (p->state == SRD_TP_PATH_DOWN) {
 		p->state = SRD_TP_PATH_UP;
 		p->consec_losses = 0;

@@ -292,7 +292,9 @@ void srd_tp_rail_echo(struct srd_tp *tp, struct srd_tp_peer *peer,
  * stalls of 14-20 ms).  So the rail goes DOWN as one on either of two
  * signals: a send there refused for want of a route (our own link is
  * gone), or two of its paths condemned as silent (5.8) with nothing
- * sent on the rail since the first of those losses acknowledged.  A
+ * sent on the rail since the first of those losses acknowledged and
+ * the rail quiet, which finds it dead; it goes DOWN then only against
+ * another rail's life (srd_tp_rails_due).  A
  * black hole of one path (a switch port on its route) leaves the
  * rail's other paths delivering, which ends the episode.  Each path
  * then comes UP again by its own probe's echo, as after its own DOWN.
@@ -305,6 +307,7 @@ static void tp_rail_down(struct srd_tp *tp, struct srd_tp_peer *peer,
 	char addr[64], local[64], far[64];
 
 	rails->silent_since_ns[rail] = 0;
+	rails->down_mark_ns[rail] = 0;
 	if (!downs)
 		return;
 	rails->down_ns[rail] = now;
@@ -348,6 +351,21 @@ void srd_tp_rail_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 		rails->acked_ns[rail] = pkt->sent_ns;
 	if (at_ns > rails->heard_ns[rail])
 		rails->heard_ns[rail] = at_ns;
+	rails->down_mark_ns[rail] = 0;	/* heard: not dead */
+	/* the other rails' life, against which a rail found dead is */
+	for (unsigned r = 0; r < rails->n; r++)
+		if (r != rail && rails->down_mark_ns[r] &&
+		    !rails->down_alive_ns[r] && at_ns >= rails->down_mark_ns[r])
+			rails->down_alive_ns[r] = at_ns;
+}
+
+void srd_tp_rail_echoed(struct srd_tp *tp, struct srd_tp_peer *peer,
+			uint16_t path)
+{
+	unsigned rail = srd_tp_path_rail(tp, path);
+
+	if (rail < peer->rails->n)
+		peer->rails->down_mark_ns[rail] = 0;
 }
 
 void srd_tp_rails_fate_reset(struct srd_tp_peer *peer)
@@ -360,6 +378,7 @@ void srd_tp_rails_fate_reset(struct srd_tp_peer *peer)
 	memset(rails->heard_ns, 0, sizeof(rails->heard_ns));
 	memset(rails->silent_since_ns, 0, sizeof(rails->silent_since_ns));
 	memset(rails->down_ns, 0, sizeof(rails->down_ns));
+	memset(rails->down_mark_ns, 0, sizeof(rails->down_mark_ns));
 }
 
 uint64_t srd_tp_rails_acked_elsewhere(const struct srd_tp *tp,
@@ -374,6 +393,18 @@ uint64_t srd_tp_rails_acked_elsewhere(const struct srd_tp *tp,
 		if (r != rail && rails->acked_ns[r] > latest)
 			latest = rails->acked_ns[r];
 	return latest;
+}
+
+/* Whether another rail was heard (an ack arrived of what it carried)
+ * within span before seen. */
+static bool tp_rail_heard_elsewhere(const struct srd_tp_rails *rails,
+				    unsigned rail, uint64_t seen,
+				    uint64_t span)
+{
+	for (unsigned r = 0; r < rails->n; r++)
+		if (r != rail && rails->heard_ns[r] + span > seen)
+			return true;
+	return false;
 }
 
 void srd_tp_rail_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
@@ -413,8 +444,65 @@ void srd_tp_rail_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if (rails->silent_path[rail] == path ||
 	    seen < rails->heard_ns[rail] + wait_ns / 2)
 		return;
-	tp_rail_down(tp, peer, rail, now,
-		     "two of its paths silent with nothing sent on it since acked");
+	/* Nor in a silence of every rail (below): a later verdict, with
+	 * the others heard again, may find it dead. */
+	if (!tp_rail_heard_elsewhere(rails, rail, seen, wait_ns / 2))
+		return;
+	/* Found dead; DOWN only against another rail's life (below). */
+	if (!rails->down_mark_ns[rail]) {
+		rails->down_mark_ns[rail] = seen;
+		rails->down_alive_ns[rail] = 0;
+		rails->down_grace_ns[rail] = SRD_MAX(peer->srtt_ns,
+						     wait_ns / 4);
+		for (unsigned r = 0; r < rails->n; r++)
+			if (r != rail && rails->heard_ns[r] >= seen)
+				rails->down_alive_ns[rail] =
+					rails->heard_ns[r];
+	}
+}
+
+/*
+ * A rail is found dead only while another rail is heard (within half
+ * the verdict's wait), and goes DOWN only once another rail has been
+ * heard since, and then only if nothing it carried is acked within a
+ * grace of that (the smoothed RTT, a quarter of the verdict's wait at
+ * least).  A silence of every rail is no rail's death: the receiver,
+ * or this host, off the CPU, with verdicts coming due meanwhile (their
+ * packets were overtaken before it).  When the receiver runs again its
+ * acks come back rail by rail, one socket read after another, and the
+ * first may be the other rail's.  On the multi-rail bed, with quiet
+ * alone, the sender took a healthy rail DOWN up to four times in a
+ * stream with no fault, each traced at a timer's verdict with both
+ * rails quiet.  A mark that no other rail's life followed within eight
+ * graces lapses: a later loss starts afresh.  Returns when the next is
+ * due.
+ */
+uint64_t srd_tp_rails_due(struct srd_tp *tp, struct srd_tp_peer *peer,
+			  uint64_t seen, uint64_t now)
+{
+	struct srd_tp_rails *rails = peer->rails;
+	uint64_t next = UINT64_MAX;
+
+	for (unsigned r = 0; r < rails->n; r++) {
+		uint64_t mark = rails->down_mark_ns[r];
+		uint64_t grace = rails->down_grace_ns[r], due;
+
+		if (!mark)
+			continue;
+		if (!rails->down_alive_ns[r]) {
+			if (seen > mark + 8 * grace)
+				rails->down_mark_ns[r] = 0;
+			continue;
+		}
+		due = rails->down_alive_ns[r] + grace;
+		if (seen < due) {
+			next = SRD_MIN(next, due);
+			continue;
+		}
+		tp_rail_down(tp, peer, r, now,
+			     "two of its paths silent with nothing sent on it since acked, while another rail delivers");
+	}
+	return next;
 }
 
 /* Losses of packets sent into a rail before it went DOWN as one are of

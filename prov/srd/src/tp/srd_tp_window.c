@@ -939,6 +939,10 @@ static uint32_t tp_paths_check_silent(struct srd_tp *tp,
 	peer->tx->silent_check_ns = 0;
 	if (!peer->paths)	/* idle: nothing in flight on any path */
 		return 0;
+	/* a rail found dead whose time came goes DOWN first: losses on it
+	 * that this round finds then cost no window cut */
+	if (peer->rails)
+		srd_tp_rails_due(tp, peer, seen, now);
 	rto_ns = tp_rto_estimate(tp, peer);
 	late_ns = srd_tp_rtt_max(peer->tx, now);
 	late_ns += late_ns / 4;
@@ -1022,7 +1026,13 @@ static uint32_t tp_paths_check_silent(struct srd_tp *tp,
 	}
 	/* (nothing in flight: no verdict to come, whatever a path's stale
 	 * unacked_since says) */
-	if (due != UINT64_MAX && !srd_dlist_empty(&peer->tx->inflight_list))
+	if (srd_dlist_empty(&peer->tx->inflight_list))
+		due = UINT64_MAX;
+	/* a rail found dead in this round, or before, is judged by then
+	 * even if no ack comes (a sparse sender's) */
+	if (peer->rails)
+		due = SRD_MIN(due, srd_tp_rails_due(tp, peer, seen, now));
+	if (due != UINT64_MAX)
 		peer->tx->silent_check_ns = due;
 	return condemned;
 }
