@@ -113,6 +113,9 @@
 /* A rail challenge (spec 5.16) is a PATH_PROBE whose path is this
  * plus the rail: no path id is that large. */
 #define SRD_TP_RAIL_PROBE_PATH		0xff00
+/* A rail found dead that no other rail's life follows within this many
+ * of its graces is judged afresh (srd_tp_rails_due). */
+#define SRD_TP_RAIL_MARK_GRACES		8
 
 enum srd_tp_tx_state {
 	SRD_TP_TX_IDLE,		/* no session: the next send starts a handshake */

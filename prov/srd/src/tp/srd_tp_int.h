@@ -237,7 +237,8 @@ void srd_tp_rail_echo(struct srd_tp *tp, struct srd_tp_peer *peer,
  * an acked copy on another rail than path's; path was condemned as
  * silent, as of seen, its oldest loss sent at lost_sent_ns after a wait
  * of wait_ns; a rail found dead goes DOWN if its time has come, as of
- * seen, and the next such time is returned (UINT64_MAX: none); the echo
+ * seen, and take_down (the timer's call), and the next such time is
+ * returned (UINT64_MAX: none); the echo
  * of a probe sent on path came back (its rail delivers); a send on path
  * was refused for want of a route; a new send session, or fresh paths:
  * no rail is judged from before. */
@@ -250,7 +251,7 @@ void srd_tp_rail_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
 			uint16_t path, uint64_t lost_sent_ns, uint64_t wait_ns,
 			uint64_t seen, uint64_t now);
 uint64_t srd_tp_rails_due(struct srd_tp *tp, struct srd_tp_peer *peer,
-			  uint64_t seen, uint64_t now);
+			  uint64_t seen, uint64_t now, bool take_down);
 void srd_tp_rail_echoed(struct srd_tp *tp, struct srd_tp_peer *peer,
 			uint16_t path);
 void srd_tp_rail_refused(struct srd_tp *tp, struct srd_tp_peer *peer,

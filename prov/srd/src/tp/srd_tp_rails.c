@@ -352,11 +352,20 @@ void srd_tp_rail_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if (at_ns > rails->heard_ns[rail])
 		rails->heard_ns[rail] = at_ns;
 	rails->down_mark_ns[rail] = 0;	/* heard: not dead */
-	/* the other rails' life, against which a rail found dead is */
-	for (unsigned r = 0; r < rails->n; r++)
-		if (r != rail && rails->down_mark_ns[r] &&
-		    !rails->down_alive_ns[r] && at_ns >= rails->down_mark_ns[r])
+	/* the other rails' life, against which a rail found dead is; a
+	 * mark no such life followed in time lapses (srd_tp_rails_due) */
+	for (unsigned r = 0; r < rails->n; r++) {
+		uint64_t mark = rails->down_mark_ns[r];
+
+		if (r == rail || !mark || rails->down_alive_ns[r] ||
+		    at_ns < mark)
+			continue;
+		if (at_ns > mark + SRD_TP_RAIL_MARK_GRACES *
+				  rails->down_grace_ns[r])
+			rails->down_mark_ns[r] = 0;
+		else
 			rails->down_alive_ns[r] = at_ns;
+	}
 }
 
 void srd_tp_rail_echoed(struct srd_tp *tp, struct srd_tp_peer *peer,
@@ -364,8 +373,10 @@ void srd_tp_rail_echoed(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	unsigned rail = srd_tp_path_rail(tp, path);
 
-	if (rail < peer->rails->n)
+	if (rail < peer->rails->n) {
 		peer->rails->down_mark_ns[rail] = 0;
+		peer->rails->silent_since_ns[rail] = 0;	/* and its episode */
+	}
 }
 
 void srd_tp_rails_fate_reset(struct srd_tp_peer *peer)
@@ -473,12 +484,15 @@ void srd_tp_rail_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
  * first may be the other rail's.  On the multi-rail bed, with quiet
  * alone, the sender took a healthy rail DOWN up to four times in a
  * stream with no fault, each traced at a timer's verdict with both
- * rails quiet.  A mark that no other rail's life followed within eight
- * graces lapses: a later loss starts afresh.  Returns when the next is
- * due.
+ * rails quiet.  A mark that no other rail's life followed within
+ * SRD_TP_RAIL_MARK_GRACES graces lapses: a later loss starts afresh.
+ * Only the timer takes a rail DOWN (take_down): it runs after the
+ * receive calls, while an ack that a verdict is judged on may be read
+ * before another that came in time and still waits in its rail's
+ * socket (this host off the CPU).  Returns when the next is due.
  */
 uint64_t srd_tp_rails_due(struct srd_tp *tp, struct srd_tp_peer *peer,
-			  uint64_t seen, uint64_t now)
+			  uint64_t seen, uint64_t now, bool take_down)
 {
 	struct srd_tp_rails *rails = peer->rails;
 	uint64_t next = UINT64_MAX;
@@ -490,12 +504,12 @@ uint64_t srd_tp_rails_due(struct srd_tp *tp, struct srd_tp_peer *peer,
 		if (!mark)
 			continue;
 		if (!rails->down_alive_ns[r]) {
-			if (seen > mark + 8 * grace)
+			if (seen > mark + SRD_TP_RAIL_MARK_GRACES * grace)
 				rails->down_mark_ns[r] = 0;
 			continue;
 		}
 		due = rails->down_alive_ns[r] + grace;
-		if (seen < due) {
+		if (seen < due || !take_down) {
 			next = SRD_MIN(next, due);
 			continue;
 		}

@@ -573,9 +573,16 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 	}
 	/* A path overtaken and silent for its wait is judged then, not at
 	 * the next ack, which may be far off when the paths that deliver
-	 * have nothing more in flight (5.8). */
-	if (silent_due <= now && tp_paths_check_silent(tp, peer, now, now))
-		srd_tp_window_flush(tp, peer);
+	 * have nothing more in flight (5.8).  A rail found dead goes DOWN
+	 * here only, first (losses on it this round then cost no window
+	 * cut): the timer runs after the receive calls, so no ack that
+	 * came in time still waits in a socket (spec 5.16). */
+	if (silent_due <= now) {
+		if (peer->rails)
+			srd_tp_rails_due(tp, peer, now, now, true);
+		if (tp_paths_check_silent(tp, peer, now, now))
+			srd_tp_window_flush(tp, peer);
+	}
 	while (!srd_dlist_empty(&peer->tx->inflight_list)) {
 		pkt = srd_container_of(peer->tx->inflight_list.next,
 				       struct srd_tp_pkt, entry);
@@ -939,10 +946,6 @@ static uint32_t tp_paths_check_silent(struct srd_tp *tp,
 	peer->tx->silent_check_ns = 0;
 	if (!peer->paths)	/* idle: nothing in flight on any path */
 		return 0;
-	/* a rail found dead whose time came goes DOWN first: losses on it
-	 * that this round finds then cost no window cut */
-	if (peer->rails)
-		srd_tp_rails_due(tp, peer, seen, now);
 	rto_ns = tp_rto_estimate(tp, peer);
 	late_ns = srd_tp_rtt_max(peer->tx, now);
 	late_ns += late_ns / 4;
@@ -1028,10 +1031,11 @@ static uint32_t tp_paths_check_silent(struct srd_tp *tp,
 	 * unacked_since says) */
 	if (srd_dlist_empty(&peer->tx->inflight_list))
 		due = UINT64_MAX;
-	/* a rail found dead in this round, or before, is judged by then
-	 * even if no ack comes (a sparse sender's) */
+	/* a rail found dead, in this round or before, is judged by the
+	 * timer (srd_tp_window_timeout), whether or not acks come */
 	if (peer->rails)
-		due = SRD_MIN(due, srd_tp_rails_due(tp, peer, seen, now));
+		due = SRD_MIN(due, srd_tp_rails_due(tp, peer, seen, now,
+						    false));
 	if (due != UINT64_MAX)
 		peer->tx->silent_check_ns = due;
 	return condemned;
