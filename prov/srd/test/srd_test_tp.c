@@ -3773,17 +3773,6 @@ Test(tp, random_loss_does_not_take_a_rail_down)
 	teardown_all();
 }
 
-/* Runs both nodes for ns of virtual time, or until node 0's count
- * packets are done. */
-static void run_both(uint64_t ns, uint32_t count)
-{
-	uint64_t end = srd_memnet_now(net) + ns;
-
-	while (nodes[0].acked + nodes[0].failed < count &&
-	       srd_memnet_now(net) < end)
-		step(2);
-}
-
 /* The receiver's rail 0 loses what it carries for 100 us (its link down
  * a moment, then back), rail 1's later packets are acked, and then the
  * receiver is off the CPU for 3 ms: the silent-path verdicts on rail 0's
@@ -3808,9 +3797,10 @@ Test(tp, a_silence_of_every_rail_takes_none_down)
 	for (int k = 0; k < 5; k++) {
 		uint64_t before = nodes[0].tp.cnt.retx_timeout;
 
-		run_both(SRD_NS_PER_MS, count);
+		run_until_done(count, srd_memnet_now(net) + SRD_NS_PER_MS);
 		srd_memnet_set_host_drop(net, &a1, true);
-		run_both(100 * SRD_NS_PER_US, count);
+		run_until_done(count, srd_memnet_now(net) +
+			       100 * SRD_NS_PER_US);
 		srd_memnet_set_host_drop(net, &a1, false);
 		run_sender_only(3 * SRD_NS_PER_MS);
 		condemned += nodes[0].tp.cnt.retx_timeout - before;

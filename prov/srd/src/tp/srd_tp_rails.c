@@ -392,30 +392,26 @@ void srd_tp_rails_fate_reset(struct srd_tp_peer *peer)
 	memset(rails->down_mark_ns, 0, sizeof(rails->down_mark_ns));
 }
 
+/* The latest of a per-rail time (acked_ns, heard_ns) over the rails
+ * other than rail; 0 where none has one. */
+static uint64_t tp_rails_latest_elsewhere(const struct srd_tp_rails *rails,
+					  const uint64_t *per_rail,
+					  unsigned rail)
+{
+	uint64_t latest = 0;
+
+	for (unsigned r = 0; r < rails->n; r++)
+		if (r != rail && per_rail[r] > latest)
+			latest = per_rail[r];
+	return latest;
+}
+
 uint64_t srd_tp_rails_acked_elsewhere(const struct srd_tp *tp,
 				      const struct srd_tp_peer *peer,
 				      uint16_t path)
 {
-	const struct srd_tp_rails *rails = peer->rails;
-	unsigned rail = srd_tp_path_rail(tp, path);
-	uint64_t latest = 0;
-
-	for (unsigned r = 0; r < rails->n; r++)
-		if (r != rail && rails->acked_ns[r] > latest)
-			latest = rails->acked_ns[r];
-	return latest;
-}
-
-/* Whether another rail was heard (an ack arrived of what it carried)
- * within span before seen. */
-static bool tp_rail_heard_elsewhere(const struct srd_tp_rails *rails,
-				    unsigned rail, uint64_t seen,
-				    uint64_t span)
-{
-	for (unsigned r = 0; r < rails->n; r++)
-		if (r != rail && rails->heard_ns[r] + span > seen)
-			return true;
-	return false;
+	return tp_rails_latest_elsewhere(peer->rails, peer->rails->acked_ns,
+					 srd_tp_path_rail(tp, path));
 }
 
 void srd_tp_rail_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
@@ -424,7 +420,7 @@ void srd_tp_rail_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
 {
 	struct srd_tp_rails *rails = peer->rails;
 	unsigned rail = srd_tp_path_rail(tp, path);
-	uint64_t acked;
+	uint64_t acked, heard;
 
 	/* (sent into the rail before it went down: known already) */
 	if (rail >= rails->n || lost_sent_ns < rails->down_ns[rail])
@@ -457,18 +453,16 @@ void srd_tp_rail_silent(struct srd_tp *tp, struct srd_tp_peer *peer,
 		return;
 	/* Nor in a silence of every rail (below): a later verdict, with
 	 * the others heard again, may find it dead. */
-	if (!tp_rail_heard_elsewhere(rails, rail, seen, wait_ns / 2))
+	heard = tp_rails_latest_elsewhere(rails, rails->heard_ns, rail);
+	if (heard + wait_ns / 2 <= seen)
 		return;
-	/* Found dead; DOWN only against another rail's life (below). */
+	/* Found dead; DOWN only against another rail's life (below), of
+	 * which the ack that brought this verdict may be the first. */
 	if (!rails->down_mark_ns[rail]) {
 		rails->down_mark_ns[rail] = seen;
-		rails->down_alive_ns[rail] = 0;
+		rails->down_alive_ns[rail] = heard >= seen ? heard : 0;
 		rails->down_grace_ns[rail] = SRD_MAX(peer->srtt_ns,
 						     wait_ns / 4);
-		for (unsigned r = 0; r < rails->n; r++)
-			if (r != rail && rails->heard_ns[r] >= seen)
-				rails->down_alive_ns[rail] =
-					rails->heard_ns[r];
 	}
 }
 
