@@ -3727,6 +3727,162 @@ Test(tp, a_dead_rail_goes_down_as_one)
 	teardown_all();
 }
 
+/* Burst b of a sparse sender: node 0 sends packets b * n .. b * n + n - 1
+ * to peer, 1 us apart (each with a send time of its own, as on a real
+ * host), the receiver off the CPU for stall_ns after them, and every
+ * one of them is acked before this returns (within a second). */
+static void sparse_burst(struct srd_tp_peer *peer, struct test_pkt *pkts,
+			 uint32_t b, uint32_t n, uint64_t stall_ns)
+{
+	uint64_t t0 = srd_memnet_now(net);
+
+	for (uint32_t k = 0; k < n; k++) {
+		if (k)
+			srd_memnet_advance(net, SRD_NS_PER_US);
+		srd_tp_send(&nodes[0].tp, peer, &pkts[b * n + k].tp);
+	}
+	if (stall_ns)
+		run_sender_only(stall_ns);
+	while (nodes[0].acked < (b + 1) * n &&
+	       srd_memnet_now(net) - t0 < SRD_NS_PER_S)
+		step(2);
+	cr_assert_eq(nodes[0].acked, (b + 1) * n, "burst %u", b);
+}
+
+/* Two nodes on two rails of 8 paths, rails proven (2,000 packets sent
+ * at a window of 6), and count packets of 200 bytes made (*pkts) for a
+ * sparse sender; returns node 0's peer 1. */
+static struct srd_tp_peer *sparse_pair(uint32_t count, struct test_pkt **pkts,
+				       struct test_pkt **warm)
+{
+	struct srd_tp_peer *to1 = rails_small_window_pair(8, 0, warm);
+
+	*pkts = make_pkts(count, 200);
+	pair_rearm(*pkts, count);
+	return to1;
+}
+
+static void sparse_done(struct test_pkt *pkts, struct test_pkt *warm)
+{
+	free(pkts);
+	free(warm);
+	teardown_all();
+}
+
+/* A sparse sender (bursts of 4 packets, each burst acked before the
+ * next, as a rank's lone requests and replies) to a peer whose rail 1
+ * dies.  A packet that lands on the dead rail is the tail of its burst
+ * or overtaken by the burst's others; either way its tail probe resends
+ * it before the silent-path verdict is due, and the verdict then found
+ * nothing of the path's left to condemn: the rail never went DOWN, and
+ * 72 of the 800 packets went into it, each waiting out a probe.  A path whose copies were all probed away, overtaken and
+ * waited out, was silent all the same (spec 5.8): it counts those
+ * losses, and the rail goes DOWN as one. */
+Test(tp, a_sparse_sender_takes_a_dead_rail_down)
+{
+	const uint32_t bursts = 200, per_burst = 4;
+	const uint32_t count = bursts * per_burst;
+	const uint16_t per = 8;
+	union srd_wire_addr r1 = node_rail1_addr(1);
+	struct test_pkt *pkts, *warm;
+	struct srd_tp_peer *to1 = sparse_pair(count, &pkts, &warm);
+	uint64_t on1 = rail_pkts(to1, 1, per), at_down = 0;
+
+	srd_memnet_set_host_drop(net, &r1, true);
+	for (uint32_t b = 0; b < bursts; b++) {
+		sparse_burst(to1, pkts, b, per_burst, 0);
+		if (!at_down && nodes[0].tp.cnt.rail_downs)
+			at_down = rail_pkts(to1, 1, per) - on1;
+	}
+	assert_exactly_once(pkts, count);
+	cr_log_info("sparse: rail DOWN after %lu packets on it, %lu in all, "
+		    "%lu probes, %lu timeouts", at_down,
+		    rail_pkts(to1, 1, per) - on1, nodes[0].tp.cnt.retx_probe,
+		    nodes[0].tp.cnt.retx_timeout);
+	cr_assert_eq(nodes[0].tp.cnt.rail_downs, 1);
+	assert_rail1_down(to1, per);
+	cr_assert_lt(rail_pkts(to1, 1, per) - on1, 3u * per,
+		     "the dead rail carried %lu of %u",
+		     rail_pkts(to1, 1, per) - on1, count);
+	sparse_done(pkts, warm);
+}
+
+/* The same sparse sender, both rails healthy, and the receiver off the
+ * CPU for 3 ms after every fifth burst: its timers and probes resend
+ * what the silence held, and the acks that end it may be for either
+ * copy.  A silence of the receiver's is no path's: it takes no path
+ * and no rail DOWN, and every packet arrives once. */
+Test(tp, a_sparse_sender_to_a_stalling_receiver_takes_nothing_down)
+{
+	const uint32_t bursts = 200, per_burst = 4;
+	const uint32_t count = bursts * per_burst;
+	struct test_pkt *pkts, *warm;
+	struct srd_tp_peer *to1 = sparse_pair(count, &pkts, &warm);
+
+	for (uint32_t b = 0; b < bursts; b++)
+		sparse_burst(to1, pkts, b, per_burst,
+			     b % 5 == 4 ? 3 * SRD_NS_PER_MS : 0);
+	assert_exactly_once(pkts, count);
+	cr_log_info("sparse, stalls: %lu probes, %lu timeouts, %lu paths "
+		    "down", nodes[0].tp.cnt.retx_probe,
+		    nodes[0].tp.cnt.retx_timeout, nodes[0].tp.cnt.path_downs);
+	cr_assert_gt(nodes[0].tp.cnt.retx_probe + nodes[0].tp.cnt.retx_timeout,
+		     0, "the silences resent nothing");
+	cr_assert_eq(nodes[0].tp.cnt.rail_downs, 0);
+	cr_assert_eq(nodes[0].tp.cnt.path_downs, 0);
+	sparse_done(pkts, warm);
+}
+
+/* The same sparse sender, the receiver's rail 1 behind a queue of 3 ms
+ * (a link others fill): every packet sent there is overtaken and
+ * probed out, its resend acked by rail 0, so that no ack of a first
+ * copy on rail 1 ever comes back (Karn).  The rail delivers nothing in
+ * time, and goes DOWN as a dead one would; its probe's echo (through
+ * the queue) brings it back, and once the queue is gone it carries
+ * data again.  Every packet arrives once. */
+Test(tp, a_sparse_sender_behind_a_slow_rail_uses_it_again_when_it_drains)
+{
+	const uint32_t bursts = 400, per_burst = 4;
+	const uint32_t count = bursts * per_burst;
+	const uint16_t per = 8;
+	union srd_wire_addr r1 = node_rail1_addr(1);
+	struct test_pkt *pkts, *warm;
+	struct srd_tp_peer *to1 = sparse_pair(count, &pkts, &warm);
+	uint64_t on1 = rail_pkts(to1, 1, per), slow1 = 0, t_drain = 0;
+
+	srd_memnet_set_host_delay(net, &r1, 3 * SRD_NS_PER_MS);
+	for (uint32_t b = 0; b < bursts; b++) {
+		if (b == bursts / 2) {
+			srd_memnet_set_host_delay(net, &r1, 0);
+			slow1 = rail_pkts(to1, 1, per) - on1;
+			t_drain = srd_memnet_now(net);
+		}
+		if (b == bursts / 2 + 50)	/* the queue long gone */
+			on1 = rail_pkts(to1, 1, per);
+		sparse_burst(to1, pkts, b, per_burst, 0);
+	}
+	assert_exactly_once(pkts, count);
+	cr_log_info("slow rail: %lu packets on it while slow, %lu in the "
+		    "last 150 bursts; %lu probes, %lu timeouts, %lu rail "
+		    "downs, %lu path downs, %u paths down at the end, "
+		    "drained at %lu us", slow1, rail_pkts(to1, 1, per) - on1,
+		    nodes[0].tp.cnt.retx_probe, nodes[0].tp.cnt.retx_timeout,
+		    nodes[0].tp.cnt.rail_downs, nodes[0].tp.cnt.path_downs,
+		    (unsigned)to1->paths_down, t_drain / 1000);
+	/* counting only what stayed on the rail, it put 80 there while
+	 * slow (each waiting out a probe), never went DOWN, and carried 77
+	 * of the 600 after (its paths' loss scores high) */
+	cr_assert_geq(nodes[0].tp.cnt.rail_downs, 1);
+	cr_assert_lt(slow1, 6u * per, "%lu packets into the slow rail",
+		     slow1);
+	cr_assert_eq(to1->paths_down, 0, "%u paths still DOWN",
+		     (unsigned)to1->paths_down);
+	cr_assert_gt(rail_pkts(to1, 1, per) - on1, 150u * per_burst / 4,
+		     "the drained rail carried %lu of %u",
+		     rail_pkts(to1, 1, per) - on1, 150u * per_burst);
+	sparse_done(pkts, warm);
+}
+
 /* One path of each rail black-holed (a switch port on each route): those
  * paths go DOWN by their own losses, and neither rail as one, since
  * its other paths deliver what was sent after those losses. */

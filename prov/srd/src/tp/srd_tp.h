@@ -156,6 +156,9 @@ struct srd_tp_path {
 	uint8_t state;
 	uint8_t skips;			/* turns passed over in round robin */
 	uint8_t delay_skips;		/* turns to pass over for its queueing */
+	uint8_t probed_away;		/* copies probes took off it, each
+					 * overtaken then, no first copy
+					 * acked on it since (spec 5.8) */
 };
 
 /* One sequenced packet, owned by the layer above (embedded in its packet

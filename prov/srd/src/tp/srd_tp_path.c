@@ -417,6 +417,7 @@ void srd_tp_path_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 
 	p->acked++;
 	p->consec_losses = 0;
+	p->probed_away = 0;
 	peer->good_path = path;
 	if (p->loss_score)
 		p->loss_score--;
@@ -573,6 +574,7 @@ void srd_tp_rx_path_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if (p->state == SRD_TP_PATH_DOWN) {
 		p->state = SRD_TP_PATH_UP;
 		p->consec_losses = 0;
+		p->probed_away = 0;
 		p->loss_score = SRD_TP_PATH_LOSS_SCORE;
 		peer->paths_down--;
 		tp->cnt.path_ups++;
@@ -592,6 +594,7 @@ void srd_tp_paths_clip(struct srd_tp *tp, struct srd_tp_peer *peer)
 		if (peer->paths[i].state == SRD_TP_PATH_DOWN) {
 			peer->paths[i].state = SRD_TP_PATH_UP;
 			peer->paths[i].consec_losses = 0;
+			peer->paths[i].probed_away = 0;
 			peer->paths_down--;
 		}
 }

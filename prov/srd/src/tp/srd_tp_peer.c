@@ -596,10 +596,16 @@ void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err,
 	peer->tx_una = peer->tx_next_psn;
 	srd_tp_ring_put(tp, peer);
 	peer->rto_ns = peer->srtt_ns ? peer->rto_ns : SRD_TP_RTO_INIT_NS;
-	/* a new session starts with every path usable */
+	/* a new session starts with every path usable, and nothing of
+	 * the old one outstanding on any (no verdict to come of it) */
 	for (uint16_t i = 0; peer->paths && i < tp->wire->npaths; i++) {
-		peer->paths[i].state = SRD_TP_PATH_UP;
-		peer->paths[i].consec_losses = 0;
+		struct srd_tp_path *p = &peer->paths[i];
+
+		p->state = SRD_TP_PATH_UP;
+		p->consec_losses = 0;
+		p->probed_away = 0;
+		p->acked_seq = p->tx_seq;
+		p->unacked_since_ns = 0;
 	}
 	peer->paths_down = 0;
 	srd_tp_rails_fate_reset(peer);

@@ -492,6 +492,21 @@ uint64_t srd_tp_window_deadline(const struct srd_tp *tp,
 	return deadline;
 }
 
+/* A copy a probe takes off its path: if it was overtaken (a packet
+ * sent after it acked) and its path has had no ack of it or of anything
+ * later, the path's silent-path verdict, still to come, counts it
+ * (tp_paths_check_silent).  Not in a silence of the peer's, which
+ * overtakes nothing: there the probes' acks may be for either copy. */
+static inline void tp_probed_away(struct srd_tp_peer *peer,
+				  const struct srd_tp_pkt *pkt)
+{
+	struct srd_tp_path *p = &peer->paths[pkt->path];
+
+	if (pkt->sent_ns < peer->tx->acked_sent_ns && p->unacked_since_ns &&
+	    !tp_path_overtaken(peer, pkt, 0) && p->probed_away < UINT8_MAX)
+		p->probed_away++;
+}
+
 /*
  * The probe resends the oldest packet and, of a tail, every other one
  * that has waited as long (sent before the last ack progress, as the
@@ -526,9 +541,10 @@ static void tp_probe(struct srd_tp *tp, struct srd_tp_peer *peer,
 		struct srd_dlist *next = pkt->entry.next;
 
 		/* Suspect, not condemned: the loss score steers traffic
-		 * away, but only losses with later packets acked take a
-		 * path down. */
+		 * away; a copy that later packets overtook is condemned at
+		 * its path's silent verdict, if the path stays silent. */
 		srd_tp_path_suspect(peer, pkt->path);
+		tp_probed_away(peer, pkt);
 		tp_retransmit(tp, peer, pkt, now);	/* to the list's tail */
 		peer->tx->cnt.retx_probe++;
 		tp->cnt.retx_probe++;
@@ -956,7 +972,7 @@ static uint32_t tp_paths_check_silent(struct srd_tp *tp,
 		uint64_t wait_ns = SRD_TP_SILENT_PATH_RTTS * p->srtt_ns;
 		uint64_t oldest_ns = 0, newest_ns = 0;
 		uint64_t acked = peer->tx->acked_sent_ns;
-		uint32_t lost = 0;
+		uint32_t lost = 0, away = 0;
 
 		if (wait_ns < rto_ns)
 			wait_ns = rto_ns;
@@ -1007,6 +1023,19 @@ static uint32_t tp_paths_check_silent(struct srd_tp *tp,
 			tp->cnt.retx_timeout++;
 			lost++;
 		}
+		/* Copies a probe took off the path, overtaken then and not
+		 * acked on it since, are the silent path's losses too: of
+		 * the path and its rail, not of the window (their resends
+		 * left long ago, and the probe cut nothing).  Without them
+		 * a sparse sender, whose every loss is a tail a probe
+		 * resends before the verdict, never took a dead rail DOWN. */
+		if (p->probed_away) {
+			oldest_ns = p->unacked_since_ns;	/* theirs */
+			for (uint8_t k = 0; k < p->probed_away; k++)
+				srd_tp_path_lost(tp, peer, i, now);
+			away = p->probed_away;
+			p->probed_away = 0;
+		}
 		/* Forgive what was condemned (it is being resent elsewhere):
 		 * the path's silence is timed from what is left on it. */
 		if (young) {
@@ -1019,7 +1048,7 @@ static uint32_t tp_paths_check_silent(struct srd_tp *tp,
 			p->unacked_since_ns = 0;
 		}
 		/* a rail's paths share its link (spec 5.16) */
-		if (lost && peer->rails)
+		if ((lost || away) && peer->rails)
 			srd_tp_rail_silent(tp, peer, i, oldest_ns, wait_ns,
 					   seen, now);
 		if (lost && !(peer->rails &&

@@ -56,6 +56,13 @@ void srd_memnet_set_path_delay(struct srd_memnet *net, uint64_t path_mask,
  * takes one off. */
 void srd_memnet_set_host_drop(struct srd_memnet *net,
 			      const union srd_wire_addr *ip, bool drop);
+/* Delays every datagram to this IP (the port is ignored) by extra_ns
+ * more, in order (a queue in front of that interface: what was sent
+ * after a held datagram waits behind it); 0 ends it.  One address at
+ * a time. */
+void srd_memnet_set_host_delay(struct srd_memnet *net,
+			       const union srd_wire_addr *ip,
+			       uint64_t extra_ns);
 uint64_t srd_memnet_now(const struct srd_memnet *net);
 void srd_memnet_advance(struct srd_memnet *net, uint64_t ns);
 /* Time of the next packet delivery, or UINT64_MAX. */

@@ -64,6 +64,8 @@ struct srd_memnet {
 	uint64_t path_slow_last[64];	/* latest arrival on a slowed path */
 	union srd_wire_addr host_drop[4];
 	int nhost_drop;
+	union srd_wire_addr host_slow;	/* valid while host_slow_ns */
+	uint64_t host_slow_ns, host_slow_last;
 	srd_memnet_tap_fn tap;
 	void *tap_arg;
 	uint8_t *tap_buf;		/* a posted datagram, gathered; only
@@ -139,6 +141,14 @@ void srd_memnet_set_host_drop(struct srd_memnet *net,
 		}
 	if (drop && net->nhost_drop < 4)
 		net->host_drop[net->nhost_drop++] = *ip;
+}
+
+void srd_memnet_set_host_delay(struct srd_memnet *net,
+			       const union srd_wire_addr *ip,
+			       uint64_t extra_ns)
+{
+	net->host_slow = *ip;
+	net->host_slow_ns = extra_ns;
 }
 
 /* 0: not dropped; 1: its destination's interface is down (dropped on
@@ -282,6 +292,13 @@ static int memnet_enqueue(struct srd_memnet *net, const union srd_wire_addr *src
 		return 0;
 	}
 	delay += queued;
+	if (net->host_slow_ns &&
+	    srd_wire_addr_same_host(&net->host_slow, tx->dst)) {
+		delay += net->host_slow_ns;
+		if (net->now + delay < net->host_slow_last)
+			delay = net->host_slow_last - net->now;
+		net->host_slow_last = net->now + delay;
+	}
 	if (tx->path < 64) {
 		uint64_t *last = &net->path_slow_last[tx->path];
 		bool slow = net->path_slow >> tx->path & 1;
