@@ -132,6 +132,10 @@ void srd_tp_path_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 		       uint16_t path, uint32_t path_seq, uint64_t rtt_ns);
 void srd_tp_path_lost(struct srd_tp *tp, struct srd_tp_peer *peer,
 		      uint16_t path, uint64_t now);
+/* A loss of a copy suspected already (its loss score raised then, as
+ * for a probe's): counted towards DOWN, the score left as it is. */
+void srd_tp_path_lost_suspected(struct srd_tp *tp, struct srd_tp_peer *peer,
+				uint16_t path, uint64_t now);
 /* Every UP path of the peer's rail DOWN at once, if a path of another
  * rail is UP; returns how many went down. */
 uint16_t srd_tp_paths_down_rail(struct srd_tp *tp, struct srd_tp_peer *peer,

@@ -650,10 +650,16 @@ static void tp_path_down(struct srd_tp *tp, struct srd_tp_peer *peer,
 void srd_tp_path_lost(struct srd_tp *tp, struct srd_tp_peer *peer,
 		      uint16_t path, uint64_t now)
 {
-	struct srd_tp_path *p = &peer->paths[path];
-
 	/* all a suspicion does, and it counts towards DOWN */
 	srd_tp_path_suspect(peer, path);
+	srd_tp_path_lost_suspected(tp, peer, path, now);
+}
+
+void srd_tp_path_lost_suspected(struct srd_tp *tp, struct srd_tp_peer *peer,
+				uint16_t path, uint64_t now)
+{
+	struct srd_tp_path *p = &peer->paths[path];
+
 	p->losses++;
 	p->consec_losses++;
 	if (p->state == SRD_TP_PATH_UP &&

@@ -1030,9 +1030,11 @@ static uint32_t tp_paths_check_silent(struct srd_tp *tp,
 		 * a sparse sender, whose every loss is a tail a probe
 		 * resends before the verdict, never took a dead rail DOWN. */
 		if (p->probed_away) {
-			oldest_ns = p->unacked_since_ns;	/* theirs */
+			/* (its silence clock: later than their sends by a
+			 * round trip at most, an ack of an older copy) */
+			oldest_ns = p->unacked_since_ns;
 			for (uint8_t k = 0; k < p->probed_away; k++)
-				srd_tp_path_lost(tp, peer, i, now);
+				srd_tp_path_lost_suspected(tp, peer, i, now);
 			away = p->probed_away;
 			p->probed_away = 0;
 		}

@@ -58,8 +58,9 @@ void srd_memnet_set_host_drop(struct srd_memnet *net,
 			      const union srd_wire_addr *ip, bool drop);
 /* Delays every datagram to this IP (the port is ignored) by extra_ns
  * more, in order (a queue in front of that interface: what was sent
- * after a held datagram waits behind it); 0 ends it.  One address at
- * a time. */
+ * after a held datagram waits behind it, also once extra_ns is set back
+ * to 0, which ends the delay of what comes after the queue drained).
+ * One address at a time. */
 void srd_memnet_set_host_delay(struct srd_memnet *net,
 			       const union srd_wire_addr *ip,
 			       uint64_t extra_ns);

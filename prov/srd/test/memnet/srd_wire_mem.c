@@ -147,6 +147,8 @@ void srd_memnet_set_host_delay(struct srd_memnet *net,
 			       const union srd_wire_addr *ip,
 			       uint64_t extra_ns)
 {
+	if (!srd_wire_addr_same_host(&net->host_slow, ip))
+		net->host_slow_last = 0;	/* another's queue is not its */
 	net->host_slow = *ip;
 	net->host_slow_ns = extra_ns;
 }
@@ -292,7 +294,8 @@ static int memnet_enqueue(struct srd_memnet *net, const union srd_wire_addr *src
 		return 0;
 	}
 	delay += queued;
-	if (net->host_slow_ns &&
+	/* held, or behind what is still held: the queue drains in order */
+	if ((net->host_slow_ns || net->host_slow_last > net->now) &&
 	    srd_wire_addr_same_host(&net->host_slow, tx->dst)) {
 		delay += net->host_slow_ns;
 		if (net->now + delay < net->host_slow_last)
