@@ -328,6 +328,15 @@ static void tp_rail_down(struct srd_tp *tp, struct srd_tp_peer *peer,
 		 (unsigned)rails->downs[rail]);
 }
 
+/* Whether rail r's found-dead mark is older, at t, than the graces
+ * within which another rail's life must follow it (srd_tp_rails_due). */
+static inline bool tp_rail_mark_lapsed(const struct srd_tp_rails *rails,
+				       unsigned r, uint64_t t)
+{
+	return t > rails->down_mark_ns[r] +
+		   SRD_TP_RAIL_MARK_GRACES * rails->down_grace_ns[r];
+}
+
 /* A resend's ack counts for its copy's rail, as of that copy, though it
  * may be for an older copy on another rail (Karn): the resend's rail
  * then looks alive when it was not (no DOWN, the safe way), or
@@ -360,8 +369,7 @@ void srd_tp_rail_acked(struct srd_tp *tp, struct srd_tp_peer *peer,
 		if (r == rail || !mark || rails->down_alive_ns[r] ||
 		    at_ns < mark)
 			continue;
-		if (at_ns > mark + SRD_TP_RAIL_MARK_GRACES *
-				  rails->down_grace_ns[r])
+		if (tp_rail_mark_lapsed(rails, r, at_ns))
 			rails->down_mark_ns[r] = 0;
 		else
 			rails->down_alive_ns[r] = at_ns;
@@ -498,7 +506,7 @@ uint64_t srd_tp_rails_due(struct srd_tp *tp, struct srd_tp_peer *peer,
 		if (!mark)
 			continue;
 		if (!rails->down_alive_ns[r]) {
-			if (seen > mark + SRD_TP_RAIL_MARK_GRACES * grace)
+			if (tp_rail_mark_lapsed(rails, r, seen))
 				rails->down_mark_ns[r] = 0;
 			continue;
 		}
