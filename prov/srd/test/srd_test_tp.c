@@ -355,6 +355,9 @@ Test(tp, silent_receiver_gets_one_resend_per_timeout)
 	while (nodes[0].acked < 64 && srd_memnet_now(net) < 2 * SRD_NS_PER_S)
 		step(2);
 	assert_exactly_once(pkts, 64);
+	cr_log_info("%lu resent on timeout, %lu duplicates",
+		    (unsigned long)nodes[0].tp.cnt.retx_timeout,
+		    (unsigned long)nodes[1].tp.cnt.rx_dup);
 	cr_assert_leq(nodes[1].tp.cnt.rx_dup, 12);
 	free(warm);
 	free(pkts);
@@ -2774,6 +2777,21 @@ Test(tp, forged_acks_free_nothing)
 	teardown_all();
 }
 
+/* The headers of an ACK that node 1 would send node 0 (to1: node 0's
+ * peer for node 1), cumulative up to cum; flags and echo left to fill. */
+static void forge_ack_from_1(struct srd_base_hdr *base,
+			     struct srd_ack_hdr *ack,
+			     const struct srd_tp_peer *to1, uint32_t cum)
+{
+	union srd_wire_addr a1 = node_addr(1);
+
+	forge_base(base, SRD_PKT_ACK, &a1, to1->tx_remote_conn,
+		   nodes[0].tp.conn_id);
+	base->token = to1->tx_token;
+	base->ack_psn = cum;
+	ack->session = to1->tx_session;
+}
+
 /* Spec 5.3: an ACK whose flags promise a receive stamp (F_STAMP) that
  * the datagram is too short to hold is malformed: dropped whole, before
  * it frees anything, though its token is right.  The same ACK with the
@@ -2796,11 +2814,7 @@ Test(tp, an_ack_short_of_its_stamp_is_malformed)
 		srd_tp_send(&nodes[0].tp, to1, &pkts[i].tp);
 	cr_assert_eq(to1->tx->inflight, 4);
 	memset(&f, 0, sizeof(f));
-	forge_base(&f.base, SRD_PKT_ACK, &a1, to1->tx_remote_conn,
-		   nodes[0].tp.conn_id);
-	f.base.token = to1->tx_token;
-	f.base.ack_psn = to1->tx_next_psn;	/* all four */
-	f.ack.session = to1->tx_session;
+	forge_ack_from_1(&f.base, &f.ack, to1, to1->tx_next_psn); /* all four */
 	f.ack.flags = SRD_ACK_F_DELAY | SRD_ACK_F_GRANT | SRD_ACK_F_STAMP;
 	f.ack.delay_psn = to1->tx_next_psn - 1;
 	f.ack.host_delay_ns = 1000;
@@ -2825,6 +2839,54 @@ Test(tp, an_ack_short_of_its_stamp_is_malformed)
 	free(pkts);
 	free(warm);
 	teardown_all();
+}
+
+/* Eight packets to a receiver held off the CPU; the silent timeout
+ * resends packet 0 (the window has room); then an ACK of packet 0 whose
+ * delay echo names it, with flag F_RESENT or without, as node 1 would
+ * send it.  Returns how many of the other seven that ACK made lost (it
+ * is the only thing node 0 reads). */
+static uint64_t lost_by_a_resends_echo(bool resent)
+{
+	struct test_pkt *warm = warm_pair(1);
+	struct test_pkt *pkts = make_pkts(8, 200);
+	union srd_wire_addr a0 = node_addr(0), a1 = node_addr(1);
+	struct srd_tp_peer *to1 = srd_tp_peer_get(&nodes[0].tp, &a1);
+	struct {
+		struct srd_base_hdr base;
+		struct srd_ack_hdr ack;
+	} f;
+	uint64_t timeouts, lost;
+	uint32_t psn0 = to1->tx_next_psn;
+
+	for (int i = 0; i < 8; i++)
+		srd_tp_send(&nodes[0].tp, to1, &pkts[i].tp);
+	for (int i = 0; i < 1000 && !nodes[0].tp.cnt.retx_timeout; i++)
+		run_sender_only(10 * SRD_NS_PER_US);
+	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, 1);
+	cr_assert_eq(pkts[0].tp.retries, 1, "packet 0 was not resent");
+	run_sender_only(20 * SRD_NS_PER_US);	/* the resend's trip */
+	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, 1);
+	memset(&f, 0, sizeof(f));
+	forge_ack_from_1(&f.base, &f.ack, to1, psn0 + 1); /* packet 0 only */
+	f.ack.flags = SRD_ACK_F_DELAY | (resent ? SRD_ACK_F_RESENT : 0);
+	f.ack.delay_psn = psn0;
+	f.ack.host_delay_ns = 1000;
+	timeouts = nodes[0].tp.cnt.retx_timeout;
+	cr_assert_eq(srd_memnet_inject(net, &a1, &a0, &f, sizeof(f)), 0);
+	run_sender_only(5 * SRD_NS_PER_US);
+	cr_assert_eq(nodes[0].acked, 1);
+	lost = nodes[0].tp.cnt.retx_timeout - timeouts;
+	free(pkts);
+	free(warm);
+	teardown_all();
+	return lost;
+}
+
+Test(tp, only_an_echo_flagged_resent_shows_the_silence_lost)
+{
+	cr_assert_eq(lost_by_a_resends_echo(false), 0);
+	cr_assert_eq(lost_by_a_resends_echo(true), 7);
 }
 
 /* Runs nodes 0 and 1 for ns of virtual time with nothing new to send
@@ -3417,6 +3479,20 @@ static void slow_fab_until_timeouts(uint64_t timeouts)
 	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, timeouts);
 }
 
+/* slow_fab_pair(0), warmed up with warm[0] (acked), and pkts ready to
+ * go (ids from 0). */
+static struct srd_tp_peer *slow_fab_warm_pair(struct test_pkt *warm,
+					      struct test_pkt *pkts)
+{
+	struct srd_tp_peer *peer = slow_fab_pair(0);
+
+	srd_tp_send(&nodes[0].tp, peer, &warm[0].tp);
+	slow_fab_until_done(1, SRD_NS_PER_S);
+	cr_assert_eq(nodes[0].acked, 1);
+	pair_rearm(pkts, 0);
+	return peer;
+}
+
 /* Two timeouts in a row with nothing delivered: packet 0 is resent, and
  * packet 1 declared lost waits for room in the cut window.  The resend
  * of 0 is acked first: that ack settles the timeouts as real (packet 0
@@ -3428,12 +3504,7 @@ Test(tp, a_lost_packet_acked_after_the_timeout_is_settled_undoes_nothing)
 {
 	const uint32_t count = 16;
 	struct test_pkt *warm = make_pkts(1, 200), *pkts = make_pkts(count, 200);
-	struct srd_tp_peer *peer = slow_fab_pair(0);
-
-	srd_tp_send(&nodes[0].tp, peer, &warm[0].tp);
-	slow_fab_until_done(1, SRD_NS_PER_S);
-	cr_assert_eq(nodes[0].acked, 1);
-	pair_rearm(pkts, 0);
+	struct srd_tp_peer *peer = slow_fab_warm_pair(warm, pkts);
 
 	peer->tx->cwnd = count;		/* the burst fills the window */
 	slow_fab.hold = true;
@@ -3446,14 +3517,21 @@ Test(tp, a_lost_packet_acked_after_the_timeout_is_settled_undoes_nothing)
 	cr_assert(pkts[1].tp.flags & SRD_TP_PKT_F_LOST,
 		  "packet 1 is not waiting for its resend");
 
-	slow_fab_release(0, 1);		/* packet 0's resend */
-	slow_fab_until_done(1, SRD_NS_PER_MS);
-	cr_assert_eq(nodes[0].acked, 1, "the resend of packet 0 was not acked");
+	/* packet 0's resend, then packet 2's original before the receiver
+	 * acks: the ack's delay echo names packet 2, so it does not show
+	 * the resend arriving first (which would make every packet out
+	 * before the timeouts lost, packet 1 resent at once: spec 5.8) */
+	slow_fab_release(0, 1);
+	slow_fab_step();
+	slow_fab_release(2, 0);
+	slow_fab_until_done(2, SRD_NS_PER_MS);
+	cr_assert_eq(nodes[0].acked, 2, "the resend of packet 0 and packet "
+		     "2 were not acked");
 	cr_assert(pkts[1].tp.flags & SRD_TP_PKT_F_LOST,
 		  "packet 1 was resent: the test proves nothing");
 	slow_fab_release(1, 0);		/* packet 1's late original */
-	slow_fab_until_done(2, SRD_NS_PER_MS);
-	cr_assert_eq(nodes[0].acked, 2, "packet 1's original was not acked");
+	slow_fab_until_done(3, SRD_NS_PER_MS);
+	cr_assert_eq(nodes[0].acked, 3, "packet 1's original was not acked");
 	cr_assert_eq(nodes[0].tp.cnt.rto_spurious, 0, "the cut was undone");
 	cr_assert_lt(peer->tx->cwnd, (double)count, "cwnd %.1f: the cut was "
 		     "undone", peer->tx->cwnd);
@@ -3469,6 +3547,52 @@ Test(tp, a_lost_packet_acked_after_the_timeout_is_settled_undoes_nothing)
 	teardown_all();
 }
 
+/* A window lost whole, as an incast that overflows a switch queue loses
+ * it: two timeouts with nothing delivered, the second resending packet
+ * 0.  Only that resend gets through.  Its ack's delay echo shows it
+ * arrived first, after it was sent, so the originals still out from
+ * before the timeouts are lost, all of them, and are resent as the
+ * window allows: the window is delivered within a few round trips of
+ * that ack, with no timeout more.  Before, each of them waited for a
+ * timeout or a probe of its own (srd_sim, 128:1 incast: 20 packets over
+ * 1.8 ms). */
+Test(tp, a_resend_echoed_first_shows_the_silenced_window_lost)
+{
+	const uint32_t count = 16;
+	struct test_pkt *warm = make_pkts(1, 200), *pkts = make_pkts(count, 200);
+	struct srd_tp_peer *peer = slow_fab_warm_pair(warm, pkts);
+	uint64_t timeouts, t0;
+
+	peer->tx->cwnd = count;
+	slow_fab.hold = true;		/* every original is lost */
+	for (uint32_t id = 0; id < count; id++)
+		srd_tp_send(&nodes[0].tp, peer, &pkts[id].tp);
+	slow_fab_until_timeouts(2);
+	slow_fab.hold = false;		/* what is sent from now arrives */
+	slow_fab_release(0, 1);		/* and packet 0's resend */
+	timeouts = nodes[0].tp.cnt.retx_timeout;
+	t0 = srd_memnet_now(net);
+	slow_fab_until_done(count, 100 * SRD_NS_PER_MS);
+	assert_exactly_once(pkts, count);
+	cr_log_info("window recovered %lu us after the resend's release, "
+		    "%lu packets declared lost, %lu probes",
+		    (unsigned long)((srd_memnet_now(net) - t0) / 1000),
+		    (unsigned long)(nodes[0].tp.cnt.retx_timeout - timeouts),
+		    (unsigned long)nodes[0].tp.cnt.retx_probe);
+	/* the other 14 (packet 1 was the second timeout's) declared lost
+	 * by the echo, at once */
+	cr_assert_eq(nodes[0].tp.cnt.retx_timeout - timeouts, count - 2,
+		     "%lu more declared lost",
+		     (unsigned long)(nodes[0].tp.cnt.retx_timeout - timeouts));
+	cr_assert_lt(srd_memnet_now(net) - t0, nodes[0].tp.cfg.rto_min_ns,
+		     "the window took %lu us",
+		     (unsigned long)((srd_memnet_now(net) - t0) / 1000));
+	cr_assert_eq(nodes[1].tp.cnt.rx_dup, 0);
+	free(warm);
+	free(pkts);
+	teardown_all();
+}
+
 /* A flight of eight, more than a probe's tail, whose one ack (a full
  * batch's, on one path) is lost: the sender, its timer stretched to 5 ms
  * (as receiver stalls stretch it on a busy host), sends nothing until
@@ -3479,13 +3603,8 @@ Test(tp, a_flights_only_ack_is_repeated_when_nothing_follows)
 {
 	const uint32_t count = 8;
 	struct test_pkt *warm = make_pkts(1, 200), *pkts = make_pkts(count, 200);
-	struct srd_tp_peer *peer = slow_fab_pair(0);
+	struct srd_tp_peer *peer = slow_fab_warm_pair(warm, pkts);
 	uint64_t acks1, t0;
-
-	srd_tp_send(&nodes[0].tp, peer, &warm[0].tp);
-	slow_fab_until_done(1, SRD_NS_PER_S);
-	cr_assert_eq(nodes[0].acked, 1);
-	pair_rearm(pkts, 0);
 	nodes[0].tp.cfg.rto_min_ns = 5 * SRD_NS_PER_MS;
 	peer->rto_ns = 5 * SRD_NS_PER_MS;
 	peer->tx->cwnd = count;

@@ -57,6 +57,9 @@ enum srd_pkt_type {
  * receiver's ack paths its sender heard lately, bit (path % 32) (spec
  * 4.1, 5.7) */
 #define SRD_HDR_F_ACK_PATHS	(1u << 1)
+/* in a sequenced packet: this transmission is a resend, not the first
+ * (spec 4.1); the receiver says so in the delay echo (SRD_ACK_F_RESENT) */
+#define SRD_HDR_F_RESEND	(1u << 2)
 
 /* Spec section 4.1: the base header, on every packet (32 bytes). */
 struct srd_base_hdr {
@@ -150,6 +153,9 @@ static_assert(sizeof(struct srd_ack_hdr) == 16, "spec 5.3");
  * ns when delay_psn arrived; with host_delay_ns it times the ack's own
  * trip, whose queueing the sender leaves out of its delay (spec 5.14). */
 #define SRD_ACK_F_STAMP		(1u << 3)
+/* With F_DELAY: the first copy of delay_psn to arrive was a resend (it
+ * carried SRD_HDR_F_RESEND): its original had not arrived (spec 5.3). */
+#define SRD_ACK_F_RESENT	(1u << 4)
 
 /* Spec section 6.1: message header flags. */
 #define SRD_MSG_F_TAGGED	(1u << 0)

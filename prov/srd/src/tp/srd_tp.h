@@ -289,6 +289,9 @@ struct srd_tp_peer_tx {
 	uint64_t silent_since_ns;	/* acks stopped (a silent timeout) */
 	uint64_t silent_fired_ns;	/* the last silent timeout: packets
 					 * sent before it give no RTT sample */
+	uint64_t silence_lost_ns;	/* an echo showed a silence's
+					 * resend arrived first: what is in
+					 * flight since then is lost (5.8) */
 	uint64_t silent_check_ns;	/* the next silent-path verdict due
 					 * (5.8), 0: none */
 	uint64_t late_hold_ns;		/* a late timer waits till then */
@@ -393,7 +396,9 @@ struct srd_tp_peer {
 	/* a send found no memory for tx: later ones follow it onto
 	 * srd_tp.tx_nomem until the session fails (srd_tp_send) */
 	bool tx_nomem;
-	uint8_t rx_retired_next;
+	uint8_t rx_retired_next : 7;
+	/* rx_newest_psn's copy came as a resend (echoed: spec 5.3) */
+	uint8_t rx_newest_resent : 1;
 	uint32_t rx_conn;
 	uint32_t rx_session;
 	uint32_t rx_cookie_time;	/* the cookie that opened it */

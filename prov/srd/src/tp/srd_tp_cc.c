@@ -180,7 +180,8 @@ uint64_t srd_tp_rev_queue(const struct srd_tp_peer *peer, uint64_t now,
 
 void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 			 uint32_t psn, uint64_t host_delay_ns,
-			 uint64_t ack_rx_ns, bool stamped, uint32_t stamp)
+			 uint64_t ack_rx_ns, bool stamped, uint32_t stamp,
+			 bool resent)
 {
 	struct srd_tp_pkt *pkt;
 	uint64_t rtt, rev, floor;
@@ -198,6 +199,9 @@ void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if (!pkt)
 		return;
 	srd_tp_window_hold(tp, peer, pkt, host_delay_ns, ack_rx_ns);
+	if (resent)
+		srd_tp_window_resend_echo(tp, peer, pkt, host_delay_ns,
+					  ack_rx_ns);
 	/* Karn: a resent packet's echo may be for either copy. */
 	if (pkt->retries || ack_rx_ns <= pkt->sent_ns)
 		return;

@@ -306,10 +306,17 @@ static inline void srd_tp_rtt_max_note(struct srd_tp_peer_tx *tx,
 void srd_tp_window_hold(struct srd_tp *tp, struct srd_tp_peer *peer,
 			const struct srd_tp_pkt *pkt, uint64_t hold_ns,
 			uint64_t ack_rx_ns);
-/* An ack's delay echo: the network RTT of one packet (spec 5.14). */
+/* An echo of a resend that arrived first, after a silent timeout:
+ * what the silence held is lost (spec 5.8). */
+void srd_tp_window_resend_echo(struct srd_tp *tp, struct srd_tp_peer *peer,
+			       const struct srd_tp_pkt *pkt, uint64_t hold_ns,
+			       uint64_t ack_rx_ns);
+/* An ack's delay echo: the network RTT of one packet (spec 5.14);
+ * resent: the copy echoed arrived as a resend (SRD_ACK_F_RESENT). */
 void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 			 uint32_t psn, uint64_t host_delay_ns,
-			 uint64_t ack_rx_ns, bool stamped, uint32_t stamp);
+			 uint64_t ack_rx_ns, bool stamped, uint32_t stamp,
+			 bool resent);
 /* The reverse queue of the latest stamped ack, if no older than the
  * smoothed RTT and shorter than the round trip rtt it is to come off
  * (a longer one is stale, drifted or forged), else 0 (spec 5.14). */

@@ -589,6 +589,7 @@ void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err,
 		peer->tx->inflight_bytes = 0;
 		peer->tx->rnr_until_ns = 0;
 		peer->tx->silent_since_ns = 0;
+		peer->tx->silence_lost_ns = 0;
 		peer->tx->silent_check_ns = 0;
 		peer->tx->late_hold_ns = 0;
 		peer->tx->late_held = false;

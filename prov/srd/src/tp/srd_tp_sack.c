@@ -173,6 +173,7 @@ void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
 	srd_seqwin_mark(&peer->rx_win, base->psn);
 	srd_tp_rx_sender(tp, peer);
 	peer->rx_newest_psn = base->psn;
+	peer->rx_newest_resent = (base->flags & SRD_HDR_F_RESEND) != 0;
 	peer->ack_paths_since = 0;
 	peer->rx_newest_ns = rx_ns ? rx_ns : 1;
 	tp->cnt.rx_pkts++;
@@ -240,7 +241,7 @@ void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		srd_tp_window_delay(tp, peer, ack->delay_psn,
 				    ack->host_delay_ns, rx_ns,
 				    (ack->flags & SRD_ACK_F_STAMP) != 0,
-				    stamp);
+				    stamp, (ack->flags & SRD_ACK_F_RESENT) != 0);
 	if (ack->flags & SRD_ACK_F_RNR)
 		srd_tp_window_rnr(tp, peer, base->psn, base->ack_psn, sack,
 				  ack->sack_bytes);
@@ -388,6 +389,8 @@ void srd_tp_ack_send(struct srd_tp *tp, struct srd_tp_peer *peer)
 		held = now > peer->rx_newest_ns ? now - peer->rx_newest_ns : 0;
 		pkt.ack.flags |= SRD_ACK_F_DELAY;
 		pkt.ack.delay_psn = peer->rx_newest_psn;
+		if (peer->rx_newest_resent)
+			pkt.ack.flags |= SRD_ACK_F_RESENT;
 		pkt.ack.host_delay_ns = held > UINT32_MAX ? UINT32_MAX :
 					(uint32_t)held;
 		/* the arrival by our clock: the sender times this ack's

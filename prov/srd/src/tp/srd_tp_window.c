@@ -79,6 +79,8 @@ static void tp_transmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 		base->ack_psn = peer->tx->ack_heard_prev |
 				peer->tx->ack_heard_cur;
 	}
+	if (pkt->retries)
+		base->flags |= SRD_HDR_F_RESEND;
 	base->psn = pkt->psn;
 	pkt->sent_ns = now;
 	/* every path here holds (window flush, progress): the release
@@ -633,8 +635,8 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 		/* Silent: most likely a receiver off the CPU, not a burst
 		 * lost.  Resend the oldest only (F-RTO, RFC 5682): if its
 		 * ack shows the rest arrived, nothing else goes twice; if
-		 * they were lost, the ack of the resent copy makes them
-		 * overtaken and their paths silent, and they follow. */
+		 * they were lost, that ack's echo says the resend arrived
+		 * first, and they follow (srd_tp_window_resend_echo). */
 		if (peer_silent)
 			break;
 	}
@@ -803,6 +805,76 @@ void srd_tp_window_hold(struct srd_tp *tp, struct srd_tp_peer *peer,
 	 * arrival stamp, which is older than now */
 	if (waited * 3 / 2 > tp_timer_rto(peer))
 		tp_stall_raise(peer->tx, waited, srd_tp_now(tp));
+}
+
+/*
+ * The delay echo of a packet resent after a silent timeout (F-RTO's
+ * oldest, or a probe since), which says the first copy to arrive was a
+ * resend (SRD_ACK_F_RESENT): the original had not arrived by then.  The
+ * echo is timed from that copy's arrival; an ack that left the receiver,
+ * by the echo's hold, half a base RTT or more after the latest copy was
+ * sent, speaks of that copy.  The receiver, answering it, did not have
+ * what the silence held either (the ack's bitmap, applied after this,
+ * releases whatever it did have): packets sent before the timeout fired,
+ * and an RTO or more before the resend, are lost, as RFC 5682 concludes
+ * from a timeout found genuine.  Those sent closer to the resend may be
+ * on a slower path, and are left to the path and timer rules.  Waiting
+ * for each of them to time out or be probed on its own recovered a lost
+ * window a packet or two per timeout (srd_sim, a 128:1 incast: one
+ * sender's 20 packets over 1.8 ms; unit test
+ * tp/a_resend_echoed_first_shows_the_silenced_window_lost).  Without the
+ * flag (a receiver older than it) nothing is concluded: an original
+ * held in a queue for longer than the timer, then echoed, looks the same
+ * by its timing alone, and on the fault bed's busy routers such echoes
+ * came.
+ */
+void srd_tp_window_resend_echo(struct srd_tp *tp, struct srd_tp_peer *peer,
+			       const struct srd_tp_pkt *pkt, uint64_t hold_ns,
+			       uint64_t ack_rx_ns)
+{
+	struct srd_tp_peer_tx *tx = peer->tx;
+	uint64_t rto = tp_rto_estimate(tp, peer), before;
+	const struct srd_tp_pkt *oldest;
+
+	if (!pkt->retries || !tx->silent_fired_ns ||
+	    pkt->sent_ns < tx->silent_fired_ns || pkt->sent_ns <= rto ||
+	    ack_rx_ns < hold_ns ||
+	    ack_rx_ns - hold_ns < pkt->sent_ns + tx->base_rtt_ns / 2 ||
+	    srd_dlist_empty(&tx->inflight_list))
+		return;
+	/* in flight by last transmission: the oldest first */
+	before = SRD_MIN(tx->silent_fired_ns, pkt->sent_ns - rto);
+	oldest = srd_container_of(tx->inflight_list.next, struct srd_tp_pkt,
+				  entry);
+	if (oldest->sent_ns <= before)
+		tx->silence_lost_ns = before;
+}
+
+/* srd_tp_window_resend_echo's verdict, once the ack that brought it has
+ * released what did arrive: every packet still in flight sent no later
+ * than silence_lost_ns is lost.  As in the timeout's own verdict, each
+ * makes its path suspect, not a loss of it (the silence was the peer's,
+ * not one path's), and the window is not cut again. */
+static void tp_silence_lost(struct srd_tp *tp, struct srd_tp_peer *peer)
+{
+	struct srd_tp_peer_tx *tx = peer->tx;
+	struct srd_dlist *e, *next;
+	uint64_t before = tx->silence_lost_ns;
+
+	tx->silence_lost_ns = 0;
+	/* in order of last transmission */
+	for (e = tx->inflight_list.next; e != &tx->inflight_list; e = next) {
+		struct srd_tp_pkt *pkt =
+			srd_container_of(e, struct srd_tp_pkt, entry);
+
+		next = e->next;
+		if (pkt->sent_ns > before)
+			break;
+		srd_tp_path_suspect(peer, pkt->path);
+		tp_mark_lost(peer, pkt);
+		tx->cnt.retx_timeout++;
+		tp->cnt.retx_timeout++;
+	}
 }
 
 /* An ack's arrival: the wire's stamp where there is a sane one (not
@@ -1134,8 +1206,11 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 	 * send side has nothing in flight (una == next). */
 	if (peer->tx_state != SRD_TP_TX_ACTIVE || !peer->tx ||
 	    srd_seq_lt(cum, peer->tx_una) ||
-	    srd_seq_lt(peer->tx_next_psn, cum))
+	    srd_seq_lt(peer->tx_next_psn, cum)) {
+		if (peer->tx)	/* an echo of this ack's proves nothing */
+			peer->tx->silence_lost_ns = 0;
 		return;
+	}
 	for (; peer->tx_una != cum; peer->tx_una++) {
 		struct srd_tp_pkt *pkt =
 			peer->tx->ring[peer->tx_una % SRD_TP_WINDOW_MAX];
@@ -1173,6 +1248,8 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		peer->tx_una++;
 	if (peer->tx_una == peer->tx_next_psn)
 		srd_tp_ring_put(tp, peer);
+	if (peer->tx->silence_lost_ns)
+		tp_silence_lost(tp, peer);
 	if (sacked)
 		tp_fast_retransmit(tp, peer, highest, now);
 	tp_paths_check_silent(tp, peer, now, tp_ack_arrival(rx_ns, 0, now));
