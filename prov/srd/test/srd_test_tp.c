@@ -355,9 +355,6 @@ Test(tp, silent_receiver_gets_one_resend_per_timeout)
 	while (nodes[0].acked < 64 && srd_memnet_now(net) < 2 * SRD_NS_PER_S)
 		step(2);
 	assert_exactly_once(pkts, 64);
-	cr_log_info("%lu resent on timeout, %lu duplicates",
-		    (unsigned long)nodes[0].tp.cnt.retx_timeout,
-		    (unsigned long)nodes[1].tp.cnt.rx_dup);
 	cr_assert_leq(nodes[1].tp.cnt.rx_dup, 12);
 	free(warm);
 	free(pkts);
@@ -2842,14 +2839,14 @@ Test(tp, an_ack_short_of_its_stamp_is_malformed)
 }
 
 /* Eight packets to a receiver held off the CPU; the silent timeout
- * resends packet 0 (the window has room); then an ACK of packet 0 whose
- * delay echo names it, with flag F_RESENT or without, as node 1 would
- * send it.  Returns how many of the other seven that ACK made lost (it
- * is the only thing node 0 reads). */
-static uint64_t lost_by_a_resends_echo(bool resent)
+ * resends packet 0 (the window has room), and a ninth packet leaves
+ * after it; then an ACK of packet 0 whose delay echo names it, with flag
+ * F_RESENT or without, as node 1 would send it (the only thing node 0
+ * reads).  Returns how many packets that ACK made lost. */
+static uint64_t lost_at_a_resends_echo(bool resent)
 {
 	struct test_pkt *warm = warm_pair(1);
-	struct test_pkt *pkts = make_pkts(8, 200);
+	struct test_pkt *pkts = make_pkts(9, 200);
 	union srd_wire_addr a0 = node_addr(0), a1 = node_addr(1);
 	struct srd_tp_peer *to1 = srd_tp_peer_get(&nodes[0].tp, &a1);
 	struct {
@@ -2865,6 +2862,7 @@ static uint64_t lost_by_a_resends_echo(bool resent)
 		run_sender_only(10 * SRD_NS_PER_US);
 	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, 1);
 	cr_assert_eq(pkts[0].tp.retries, 1, "packet 0 was not resent");
+	srd_tp_send(&nodes[0].tp, to1, &pkts[8].tp);
 	run_sender_only(20 * SRD_NS_PER_US);	/* the resend's trip */
 	cr_assert_eq(nodes[0].tp.cnt.retx_timeout, 1);
 	memset(&f, 0, sizeof(f));
@@ -2877,16 +2875,27 @@ static uint64_t lost_by_a_resends_echo(bool resent)
 	run_sender_only(5 * SRD_NS_PER_US);
 	cr_assert_eq(nodes[0].acked, 1);
 	lost = nodes[0].tp.cnt.retx_timeout - timeouts;
+	cr_assert_not(pkts[8].tp.flags & SRD_TP_PKT_F_LOST,
+		      "the packet sent after the timeout was made lost");
+	cr_assert_eq(pkts[8].tp.retries, 0);
 	free(pkts);
 	free(warm);
 	teardown_all();
 	return lost;
 }
 
+/* Spec 5.3, 5.8: the receiver flags a delay echo whose packet it
+ * accepted first as a resend (F_RESENT); only that flag, not the echo's
+ * timing, makes the sender take what a silent timeout held for lost.  An
+ * echo of an original held in a queue past the timer times the same
+ * (seen on the fault bed, whose routers share these two cores), and an
+ * older receiver never sets the flag: the sender then concludes
+ * nothing.  What was sent after the timeout is not judged. */
 Test(tp, only_an_echo_flagged_resent_shows_the_silence_lost)
 {
-	cr_assert_eq(lost_by_a_resends_echo(false), 0);
-	cr_assert_eq(lost_by_a_resends_echo(true), 7);
+	cr_assert_eq(lost_at_a_resends_echo(false), 0);
+	/* the seven sent before the timeout */
+	cr_assert_eq(lost_at_a_resends_echo(true), 7);
 }
 
 /* Runs nodes 0 and 1 for ns of virtual time with nothing new to send
@@ -3494,12 +3503,14 @@ static struct srd_tp_peer *slow_fab_warm_pair(struct test_pkt *warm,
 }
 
 /* Two timeouts in a row with nothing delivered: packet 0 is resent, and
- * packet 1 declared lost waits for room in the cut window.  The resend
- * of 0 is acked first: that ack settles the timeouts as real (packet 0
- * was lost).  Packet 1's original then comes back before its resend, in
- * a later ack: no reason to undo the cut any more, and no spurious
- * timeout.  (Before 4cfd03d a cut stayed on record until a lost packet
- * was acked, whenever that was: here it was undone, back to 16.) */
+ * packet 1 declared lost waits for room in the cut window.  Packet 0 is
+ * acked first (its original, late: an ack that may be for either copy,
+ * and whose echo, of an original, proves nothing lost, spec 5.8): that
+ * ack settles the timeouts.  Packet 1's original then comes back before
+ * its resend, in a later ack: no reason to undo the cut any more, and no
+ * spurious timeout.  (Before 4cfd03d a cut stayed on record until a
+ * lost packet was acked, whenever that was: here it was undone, back to
+ * 16.) */
 Test(tp, a_lost_packet_acked_after_the_timeout_is_settled_undoes_nothing)
 {
 	const uint32_t count = 16;
@@ -3517,21 +3528,14 @@ Test(tp, a_lost_packet_acked_after_the_timeout_is_settled_undoes_nothing)
 	cr_assert(pkts[1].tp.flags & SRD_TP_PKT_F_LOST,
 		  "packet 1 is not waiting for its resend");
 
-	/* packet 0's resend, then packet 2's original before the receiver
-	 * acks: the ack's delay echo names packet 2, so it does not show
-	 * the resend arriving first (which would make every packet out
-	 * before the timeouts lost, packet 1 resent at once: spec 5.8) */
-	slow_fab_release(0, 1);
-	slow_fab_step();
-	slow_fab_release(2, 0);
-	slow_fab_until_done(2, SRD_NS_PER_MS);
-	cr_assert_eq(nodes[0].acked, 2, "the resend of packet 0 and packet "
-		     "2 were not acked");
+	slow_fab_release(0, 0);		/* packet 0's late original */
+	slow_fab_until_done(1, SRD_NS_PER_MS);
+	cr_assert_eq(nodes[0].acked, 1, "packet 0 was not acked");
 	cr_assert(pkts[1].tp.flags & SRD_TP_PKT_F_LOST,
 		  "packet 1 was resent: the test proves nothing");
 	slow_fab_release(1, 0);		/* packet 1's late original */
-	slow_fab_until_done(3, SRD_NS_PER_MS);
-	cr_assert_eq(nodes[0].acked, 3, "packet 1's original was not acked");
+	slow_fab_until_done(2, SRD_NS_PER_MS);
+	cr_assert_eq(nodes[0].acked, 2, "packet 1's original was not acked");
 	cr_assert_eq(nodes[0].tp.cnt.rto_spurious, 0, "the cut was undone");
 	cr_assert_lt(peer->tx->cwnd, (double)count, "cwnd %.1f: the cut was "
 		     "undone", peer->tx->cwnd);

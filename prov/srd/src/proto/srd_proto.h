@@ -153,8 +153,9 @@ static_assert(sizeof(struct srd_ack_hdr) == 16, "spec 5.3");
  * ns when delay_psn arrived; with host_delay_ns it times the ack's own
  * trip, whose queueing the sender leaves out of its delay (spec 5.14). */
 #define SRD_ACK_F_STAMP		(1u << 3)
-/* With F_DELAY: the first copy of delay_psn to arrive was a resend (it
- * carried SRD_HDR_F_RESEND): its original had not arrived (spec 5.3). */
+/* With F_DELAY: the copy of delay_psn the receiver accepted (the echo's,
+ * the first it took) was a resend (it carried SRD_HDR_F_RESEND): the
+ * original had not been taken before it (spec 5.3, 5.8). */
 #define SRD_ACK_F_RESENT	(1u << 4)
 
 /* Spec section 6.1: message header flags. */

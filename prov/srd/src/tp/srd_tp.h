@@ -64,6 +64,7 @@
  * echoes it at once, and a retried request gets a fresh one. */
 #define SRD_TP_COOKIE_LIFE_MS		10000
 #define SRD_TP_RETIRED			4	/* past (conn, session) kept */
+static_assert(SRD_TP_RETIRED <= 128, "rx_retired_next has 7 bits");
 #define SRD_TP_PEER_IDLE_NS_DEFAULT	(10 * SRD_NS_PER_S) /* reclaimable after */
 #define SRD_TP_RECLAIM_SCAN		64	/* candidates looked at per new peer */
 #define SRD_TP_COMPACT_SCAN		16	/* holders looked at per progress call */
@@ -289,9 +290,6 @@ struct srd_tp_peer_tx {
 	uint64_t silent_since_ns;	/* acks stopped (a silent timeout) */
 	uint64_t silent_fired_ns;	/* the last silent timeout: packets
 					 * sent before it give no RTT sample */
-	uint64_t silence_lost_ns;	/* an echo showed a silence's
-					 * resend arrived first: what is in
-					 * flight since then is lost (5.8) */
 	uint64_t silent_check_ns;	/* the next silent-path verdict due
 					 * (5.8), 0: none */
 	uint64_t late_hold_ns;		/* a late timer waits till then */
@@ -396,6 +394,7 @@ struct srd_tp_peer {
 	/* a send found no memory for tx: later ones follow it onto
 	 * srd_tp.tx_nomem until the session fails (srd_tp_send) */
 	bool tx_nomem;
+	/* one byte for both: the flag costs the peer no size */
 	uint8_t rx_retired_next : 7;
 	/* rx_newest_psn's copy came as a resend (echoed: spec 5.3) */
 	uint8_t rx_newest_resent : 1;

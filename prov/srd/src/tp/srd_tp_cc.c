@@ -178,39 +178,39 @@ uint64_t srd_tp_rev_queue(const struct srd_tp_peer *peer, uint64_t now,
 	return tx->rev_queue_ns;
 }
 
-void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
+bool srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 			 uint32_t psn, uint64_t host_delay_ns,
 			 uint64_t ack_rx_ns, bool stamped, uint32_t stamp,
 			 bool resent)
 {
 	struct srd_tp_pkt *pkt;
 	uint64_t rtt, rev, floor;
+	bool genuine;
 
 	if (!peer->tx)
-		return;
+		return false;
 	/* the ack's own trip, whatever packet it names */
 	if (stamped)
 		tp_cc_rev_queue(peer->tx, stamp, host_delay_ns, ack_rx_ns);
 	if (peer->tx_state != SRD_TP_TX_ACTIVE ||
 	    srd_seq_lt(psn, peer->tx_una) ||
 	    !srd_seq_lt(psn, peer->tx_next_psn))
-		return;
+		return false;
 	pkt = peer->tx->ring[psn % SRD_TP_WINDOW_MAX];
 	if (!pkt)
-		return;
+		return false;
 	srd_tp_window_hold(tp, peer, pkt, host_delay_ns, ack_rx_ns);
-	if (resent)
-		srd_tp_window_resend_echo(tp, peer, pkt, host_delay_ns,
-					  ack_rx_ns);
+	genuine = resent && srd_tp_window_resend_echo(tp, peer, pkt,
+						      host_delay_ns, ack_rx_ns);
 	/* Karn: a resent packet's echo may be for either copy. */
 	if (pkt->retries || ack_rx_ns <= pkt->sent_ns)
-		return;
+		return genuine;
 	rtt = ack_rx_ns - pkt->sent_ns;
 	/* A host delay longer than the whole round trip is an echo that
 	 * does not fit (clock steps, a stamp from another copy): skip it
 	 * rather than take the network for instantaneous. */
 	if (rtt <= host_delay_ns)
-		return;
+		return false;
 	rtt -= host_delay_ns;
 	/* Less this ack's wait on its way back (none unless stamped),
 	 * never below the base RTT: the empty round trip is in every
@@ -223,6 +223,7 @@ void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 			rtt);
 	tp_cc_on_delay(tp, peer, rev < rtt - floor ? rtt - rev : floor,
 		       ack_rx_ns);
+	return false;
 }
 
 /* Loss is the second signal.  With queueing delay over target it is

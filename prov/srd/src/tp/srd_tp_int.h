@@ -61,10 +61,11 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 			   uint64_t now);
 /* rx_ns: when the packet carrying the ack reached this host (its kernel
  * stamp): round trips are measured to it, not to when we got round to
- * reading it. */
+ * reading it.  silence_genuine: the ack's echo proved the last silent
+ * timeout genuine (srd_tp_window_resend_echo). */
 void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		       uint32_t cum, const uint8_t *sack, uint32_t sack_bytes,
-		       uint64_t rx_ns);
+		       uint64_t rx_ns, bool silence_genuine);
 uint64_t srd_tp_window_deadline(const struct srd_tp *tp,
 				const struct srd_tp_peer *peer);
 void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
@@ -306,14 +307,15 @@ static inline void srd_tp_rtt_max_note(struct srd_tp_peer_tx *tx,
 void srd_tp_window_hold(struct srd_tp *tp, struct srd_tp_peer *peer,
 			const struct srd_tp_pkt *pkt, uint64_t hold_ns,
 			uint64_t ack_rx_ns);
-/* An echo of a resend that arrived first, after a silent timeout:
- * what the silence held is lost (spec 5.8). */
-void srd_tp_window_resend_echo(struct srd_tp *tp, struct srd_tp_peer *peer,
+/* Whether an echo of pkt, whose copy that arrived first was a resend,
+ * proves the last silent timeout genuine (spec 5.8). */
+bool srd_tp_window_resend_echo(struct srd_tp *tp, struct srd_tp_peer *peer,
 			       const struct srd_tp_pkt *pkt, uint64_t hold_ns,
 			       uint64_t ack_rx_ns);
 /* An ack's delay echo: the network RTT of one packet (spec 5.14);
- * resent: the copy echoed arrived as a resend (SRD_ACK_F_RESENT). */
-void srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
+ * resent: the copy echoed arrived as a resend (SRD_ACK_F_RESENT).
+ * Returns srd_tp_window_resend_echo's answer (false without resent). */
+bool srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 			 uint32_t psn, uint64_t host_delay_ns,
 			 uint64_t ack_rx_ns, bool stamped, uint32_t stamp,
 			 bool resent);

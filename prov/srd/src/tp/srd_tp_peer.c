@@ -589,7 +589,6 @@ void srd_tp_peer_fail(struct srd_tp *tp, struct srd_tp_peer *peer, int err,
 		peer->tx->inflight_bytes = 0;
 		peer->tx->rnr_until_ns = 0;
 		peer->tx->silent_since_ns = 0;
-		peer->tx->silence_lost_ns = 0;
 		peer->tx->silent_check_ns = 0;
 		peer->tx->late_hold_ns = 0;
 		peer->tx->late_held = false;
@@ -740,6 +739,8 @@ static void tp_rx_session_open(struct srd_tp *tp, struct srd_tp_peer *peer,
 	peer->last_heard_ns = srd_tp_now(tp);
 	srd_seqwin_reset(&peer->rx_win, hs->init_psn);
 	peer->rx_unacked = 0;
+	peer->rx_newest_ns = 0;		/* nothing of it to echo yet */
+	peer->rx_newest_resent = 0;
 	peer->ack_deadline = 0;
 	peer->ack_now = false;
 	peer->ack_repeat = false;

@@ -123,7 +123,8 @@ void srd_tp_rx_data(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if ((base->flags & SRD_HDR_F_ACK) && base->ack_psn != peer->tx_una &&
 	    peer->tx_state == SRD_TP_TX_ACTIVE &&
 	    base->src_conn == peer->tx_remote_conn)
-		srd_tp_window_ack(tp, peer, base->ack_psn, NULL, 0, rx_ns);
+		srd_tp_window_ack(tp, peer, base->ack_psn, NULL, 0, rx_ns,
+				  false);
 	else if ((base->flags & (SRD_HDR_F_ACK | SRD_HDR_F_ACK_PATHS)) ==
 		 SRD_HDR_F_ACK_PATHS)
 		tp_ack_paths_heard(tp, peer, base->ack_psn);
@@ -208,6 +209,7 @@ void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 	const uint8_t *sack = buf + sizeof(*base) + sizeof(*ack);
 	size_t grant_off, stamp_off;
 	uint32_t stamp = 0;
+	bool silence_genuine = false;
 
 	if (len < sizeof(*base) + sizeof(*ack) ||
 	    ack->sack_bytes > SRD_ACK_SACK_MAX_BYTES ||
@@ -238,10 +240,10 @@ void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if (ack->flags & SRD_ACK_F_STAMP)
 		memcpy(&stamp, sack + stamp_off, sizeof(stamp));
 	if (ack->flags & SRD_ACK_F_DELAY)
-		srd_tp_window_delay(tp, peer, ack->delay_psn,
-				    ack->host_delay_ns, rx_ns,
-				    (ack->flags & SRD_ACK_F_STAMP) != 0,
-				    stamp, (ack->flags & SRD_ACK_F_RESENT) != 0);
+		silence_genuine = srd_tp_window_delay(
+			tp, peer, ack->delay_psn, ack->host_delay_ns, rx_ns,
+			(ack->flags & SRD_ACK_F_STAMP) != 0, stamp,
+			(ack->flags & SRD_ACK_F_RESENT) != 0);
 	if (ack->flags & SRD_ACK_F_RNR)
 		srd_tp_window_rnr(tp, peer, base->psn, base->ack_psn, sack,
 				  ack->sack_bytes);
@@ -249,7 +251,7 @@ void srd_tp_rx_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		memcpy(&peer->tx_grant, sack + grant_off,
 		       sizeof(peer->tx_grant));
 	srd_tp_window_ack(tp, peer, base->ack_psn, sack, ack->sack_bytes,
-			  rx_ns);
+			  rx_ns, silence_genuine);
 }
 
 /* The grant of the senders counted so far in this epoch and the last. */

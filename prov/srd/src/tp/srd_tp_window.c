@@ -808,68 +808,91 @@ void srd_tp_window_hold(struct srd_tp *tp, struct srd_tp_peer *peer,
 }
 
 /*
- * The delay echo of a packet resent after a silent timeout (F-RTO's
- * oldest, or a probe since), which says the first copy to arrive was a
- * resend (SRD_ACK_F_RESENT): the original had not arrived by then.  The
- * echo is timed from that copy's arrival; an ack that left the receiver,
- * by the echo's hold, half a base RTT or more after the latest copy was
- * sent, speaks of that copy.  The receiver, answering it, did not have
- * what the silence held either (the ack's bitmap, applied after this,
- * releases whatever it did have): packets sent before the timeout fired,
- * and an RTO or more before the resend, are lost, as RFC 5682 concludes
- * from a timeout found genuine.  Those sent closer to the resend may be
- * on a slower path, and are left to the path and timer rules.  Waiting
- * for each of them to time out or be probed on its own recovered a lost
- * window a packet or two per timeout (srd_sim, a 128:1 incast: one
- * sender's 20 packets over 1.8 ms; unit test
- * tp/a_resend_echoed_first_shows_the_silenced_window_lost).  Without the
- * flag (a receiver older than it) nothing is concluded: an original
- * held in a queue for longer than the timer, then echoed, looks the same
- * by its timing alone, and on the fault bed's busy routers such echoes
- * came.
+ * The delay echo of a packet the last silent timeout held in flight and
+ * that was resent since (F-RTO's oldest, a probe), which says the copy
+ * the receiver accepted first was a resend (SRD_ACK_F_RESENT): the
+ * original had not arrived by then.  An echo is timed from the arrival
+ * of the copy it names; the ack left the receiver, by the echo's hold,
+ * at least half a base RTT (the least of a trip back) after the latest
+ * copy was sent, so the copy echoed arrived after that copy left.  The
+ * receiver was answering then, and the ack's bitmap says what else it
+ * had: the silence was a loss, not a receiver off the CPU, and what it
+ * held is judged lost at this ack (tp_silence_lost), as RFC 5682 does
+ * a timeout found genuine.  Before, the resend's ack proved nothing
+ * (Karn: it may be for the original), and each packet of a window lost
+ * whole waited for a timeout or a probe of its own (srd_sim, a 128:1
+ * incast: one sender's 20 packets over 1.8 ms; unit test
+ * tp/a_resend_echoed_first_shows_the_silenced_window_lost).  The timing
+ * alone would not do: an original held in a queue past the timer, then
+ * echoed, times the same, and on the fault bed's busy routers such
+ * echoes came with nothing lost.  A receiver that ignores the flag
+ * (older than it) never sets it: nothing is concluded.
  */
-void srd_tp_window_resend_echo(struct srd_tp *tp, struct srd_tp_peer *peer,
+bool srd_tp_window_resend_echo(struct srd_tp *tp, struct srd_tp_peer *peer,
 			       const struct srd_tp_pkt *pkt, uint64_t hold_ns,
 			       uint64_t ack_rx_ns)
 {
 	struct srd_tp_peer_tx *tx = peer->tx;
-	uint64_t rto = tp_rto_estimate(tp, peer), before;
-	const struct srd_tp_pkt *oldest;
 
-	if (!pkt->retries || !tx->silent_fired_ns ||
-	    pkt->sent_ns < tx->silent_fired_ns || pkt->sent_ns <= rto ||
-	    ack_rx_ns < hold_ns ||
-	    ack_rx_ns - hold_ns < pkt->sent_ns + tx->base_rtt_ns / 2 ||
-	    srd_dlist_empty(&tx->inflight_list))
-		return;
-	/* in flight by last transmission: the oldest first */
-	before = SRD_MIN(tx->silent_fired_ns, pkt->sent_ns - rto);
-	oldest = srd_container_of(tx->inflight_list.next, struct srd_tp_pkt,
-				  entry);
-	if (oldest->sent_ns <= before)
-		tx->silence_lost_ns = before;
+	(void)tp;
+	return pkt->retries && tx->silent_fired_ns &&
+	       pkt->first_sent_ns < tx->silent_fired_ns &&
+	       pkt->sent_ns >= tx->silent_fired_ns && ack_rx_ns >= hold_ns &&
+	       ack_rx_ns - hold_ns >= pkt->sent_ns + tx->base_rtt_ns / 2;
 }
 
-/* srd_tp_window_resend_echo's verdict, once the ack that brought it has
- * released what did arrive: every packet still in flight sent no later
- * than silence_lost_ns is lost.  As in the timeout's own verdict, each
- * makes its path suspect, not a loss of it (the silence was the peer's,
- * not one path's), and the window is not cut again. */
-static void tp_silence_lost(struct srd_tp *tp, struct srd_tp_peer *peer)
+/* The least a silent path waits for its packets (tp_paths_check_silent):
+ * one RTO before backoff, or the longest RTT seen lately and a quarter
+ * more, up to two RTOs. */
+static uint64_t tp_silent_wait_floor(const struct srd_tp *tp,
+				     const struct srd_tp_peer *peer,
+				     uint64_t now)
+{
+	uint64_t rto_ns = tp_rto_estimate(tp, peer);
+	uint64_t late_ns = srd_tp_rtt_max(peer->tx, now);
+
+	late_ns += late_ns / 4;
+	if (late_ns > 2 * rto_ns)
+		late_ns = 2 * rto_ns;
+	return SRD_MAX(rto_ns, late_ns);
+}
+
+/* A path's wait: the floor, or SRD_TP_SILENT_PATH_RTTS of its own
+ * smoothed RTT if longer (a route whose queue holds its packets). */
+static inline uint64_t tp_silent_wait(const struct srd_tp_path *p,
+				      uint64_t floor_ns)
+{
+	return SRD_MAX(floor_ns, SRD_TP_SILENT_PATH_RTTS * p->srtt_ns);
+}
+
+/* The verdict of an ack whose echo proved the last silent timeout
+ * genuine, once the ack has released what did arrive: every packet still
+ * in flight that was sent before that timeout fired and has waited, by
+ * the ack's arrival (seen), as long as a silent path waits for its
+ * packets (tp_silent_wait) is lost.  Those younger may be on a slower
+ * path: the path and timer rules judge them later.  As in the timeout's
+ * own verdict, each makes its path suspect, not a loss of it (the
+ * silence was the peer's, not one path's), and the window is not cut
+ * again. */
+static void tp_silence_lost(struct srd_tp *tp, struct srd_tp_peer *peer,
+			    uint64_t now, uint64_t seen)
 {
 	struct srd_tp_peer_tx *tx = peer->tx;
 	struct srd_dlist *e, *next;
-	uint64_t before = tx->silence_lost_ns;
+	uint64_t floor_ns = tp_silent_wait_floor(tp, peer, now);
 
-	tx->silence_lost_ns = 0;
-	/* in order of last transmission */
+	if (!peer->paths)	/* idle: nothing in flight */
+		return;
 	for (e = tx->inflight_list.next; e != &tx->inflight_list; e = next) {
 		struct srd_tp_pkt *pkt =
 			srd_container_of(e, struct srd_tp_pkt, entry);
 
 		next = e->next;
-		if (pkt->sent_ns > before)
-			break;
+		if (pkt->sent_ns >= tx->silent_fired_ns ||
+		    seen < pkt->sent_ns +
+				   tp_silent_wait(&peer->paths[pkt->path],
+						  floor_ns))
+			continue;
 		srd_tp_path_suspect(peer, pkt->path);
 		tp_mark_lost(peer, pkt);
 		tx->cnt.retx_timeout++;
@@ -1028,28 +1051,20 @@ static uint32_t tp_paths_check_silent(struct srd_tp *tp,
 {
 	struct srd_dlist *e, *next;
 	struct srd_tp_pkt *young;
-	uint64_t rto_ns, late_ns, due = UINT64_MAX;
+	uint64_t floor_ns, due = UINT64_MAX;
 	uint32_t condemned = 0;
 
 	peer->tx->silent_check_ns = 0;
 	if (!peer->paths)	/* idle: nothing in flight on any path */
 		return 0;
-	rto_ns = tp_rto_estimate(tp, peer);
-	late_ns = srd_tp_rtt_max(peer->tx, now);
-	late_ns += late_ns / 4;
-	if (late_ns > 2 * rto_ns)
-		late_ns = 2 * rto_ns;
+	floor_ns = tp_silent_wait_floor(tp, peer, now);
 	for (uint16_t i = 0; i < tp->wire->npaths; i++) {
 		struct srd_tp_path *p = &peer->paths[i];
-		uint64_t wait_ns = SRD_TP_SILENT_PATH_RTTS * p->srtt_ns;
+		uint64_t wait_ns = tp_silent_wait(p, floor_ns);
 		uint64_t oldest_ns = 0, newest_ns = 0;
 		uint64_t acked = peer->tx->acked_sent_ns;
 		uint32_t lost = 0, away = 0;
 
-		if (wait_ns < rto_ns)
-			wait_ns = rto_ns;
-		if (wait_ns < late_ns)
-			wait_ns = late_ns;
 		if (!p->unacked_since_ns)
 			continue;
 		/* What overtakes the path: first copies acked, and on a
@@ -1196,7 +1211,7 @@ static bool tp_ack_covers(uint32_t psn, uint32_t cum, const uint8_t *sack,
 
 void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		       uint32_t cum, const uint8_t *sack, uint32_t sack_bytes,
-		       uint64_t rx_ns)
+		       uint64_t rx_ns, bool silence_genuine)
 {
 	uint64_t now = srd_tp_now(tp);
 	uint32_t highest = 0;
@@ -1206,11 +1221,8 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 	 * send side has nothing in flight (una == next). */
 	if (peer->tx_state != SRD_TP_TX_ACTIVE || !peer->tx ||
 	    srd_seq_lt(cum, peer->tx_una) ||
-	    srd_seq_lt(peer->tx_next_psn, cum)) {
-		if (peer->tx)	/* an echo of this ack's proves nothing */
-			peer->tx->silence_lost_ns = 0;
+	    srd_seq_lt(peer->tx_next_psn, cum))
 		return;
-	}
 	for (; peer->tx_una != cum; peer->tx_una++) {
 		struct srd_tp_pkt *pkt =
 			peer->tx->ring[peer->tx_una % SRD_TP_WINDOW_MAX];
@@ -1248,8 +1260,8 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		peer->tx_una++;
 	if (peer->tx_una == peer->tx_next_psn)
 		srd_tp_ring_put(tp, peer);
-	if (peer->tx->silence_lost_ns)
-		tp_silence_lost(tp, peer);
+	if (silence_genuine)
+		tp_silence_lost(tp, peer, now, tp_ack_arrival(rx_ns, 0, now));
 	if (sacked)
 		tp_fast_retransmit(tp, peer, highest, now);
 	tp_paths_check_silent(tp, peer, now, tp_ack_arrival(rx_ns, 0, now));
