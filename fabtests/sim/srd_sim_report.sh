@@ -504,8 +504,8 @@ no message layer's part).
   the two senders that had their whole window.  That sender took 1.8
   ms to recover them one or two at a time, and its message ended 104
   µs after every other (95.2 % of the link); now it ends with the rest
-  (98.6 %).  Spraying cannot help there: the bottleneck is the last hop.  These runs
-  found a transport bug: a timeout whose resend found the window full of
+  (98.6 %).  Spraying cannot help there: the bottleneck is the last
+  hop.  These runs found a transport bug: a timeout whose resend found the window full of
   packets that were lost too sent nothing, and backed off again; senders
   sat out timeouts of tens of milliseconds.  From the second timeout in
   a row the resend now goes on the timeout itself (protocol spec 5.8;

@@ -210,7 +210,7 @@ bool srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 	 * does not fit (clock steps, a stamp from another copy): skip it
 	 * rather than take the network for instantaneous. */
 	if (rtt <= host_delay_ns)
-		return false;
+		return genuine;
 	rtt -= host_delay_ns;
 	/* Less this ack's wait on its way back (none unless stamped),
 	 * never below the base RTT: the empty round trip is in every
@@ -223,7 +223,7 @@ bool srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 			rtt);
 	tp_cc_on_delay(tp, peer, rev < rtt - floor ? rtt - rev : floor,
 		       ack_rx_ns);
-	return false;
+	return genuine;
 }
 
 /* Loss is the second signal.  With queueing delay over target it is

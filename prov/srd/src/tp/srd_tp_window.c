@@ -809,16 +809,17 @@ void srd_tp_window_hold(struct srd_tp *tp, struct srd_tp_peer *peer,
 
 /*
  * The delay echo of a packet the last silent timeout held in flight and
- * that was resent since (F-RTO's oldest, a probe), which says the copy
- * the receiver accepted first was a resend (SRD_ACK_F_RESENT): the
- * original had not arrived by then.  An echo is timed from the arrival
- * of the copy it names; the ack left the receiver, by the echo's hold,
- * at least half a base RTT (the least of a trip back) after the latest
- * copy was sent, so the copy echoed arrived after that copy left.  The
- * receiver was answering then, and the ack's bitmap says what else it
- * had: the silence was a loss, not a receiver off the CPU, and what it
- * held is judged lost at this ack (tp_silence_lost), as RFC 5682 does
- * a timeout found genuine.  Before, the resend's ack proved nothing
+ * that was resent since (F-RTO's oldest, a probe, any later resend),
+ * which says the copy the receiver took was a resend (SRD_ACK_F_RESENT):
+ * the original had not been taken before it.  An echo is timed from the
+ * arrival of the copy it names; the ack must have left the receiver (its
+ * arrival less the echo's hold) at least half a base RTT after the
+ * latest copy was sent: a copy taken long before that, as a receiver
+ * off the CPU takes the original, fails this unless the ack's trip back
+ * was as long.  The receiver was answering then, and the ack's bitmap
+ * says what else it had: the silence was a loss, and what it held is
+ * judged lost at this ack (tp_silence_lost), as RFC 5682 does a timeout
+ * found genuine; each later such echo judges again what is left.  Before, the resend's ack proved nothing
  * (Karn: it may be for the original), and each packet of a window lost
  * whole waited for a timeout or a probe of its own (srd_sim, a 128:1
  * incast: one sender's 20 packets over 1.8 ms; unit test
@@ -870,7 +871,8 @@ static inline uint64_t tp_silent_wait(const struct srd_tp_path *p,
  * in flight that was sent before that timeout fired and has waited, by
  * the ack's arrival (seen), as long as a silent path waits for its
  * packets (tp_silent_wait) is lost.  Those younger may be on a slower
- * path: the path and timer rules judge them later.  As in the timeout's
+ * path: the path and timer rules, or the next such echo, judge them
+ * later.  As in the timeout's
  * own verdict, each makes its path suspect, not a loss of it (the
  * silence was the peer's, not one path's), and the window is not cut
  * again. */
