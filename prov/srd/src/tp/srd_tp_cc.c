@@ -200,8 +200,8 @@ bool srd_tp_window_delay(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if (!pkt)
 		return false;
 	srd_tp_window_hold(tp, peer, pkt, host_delay_ns, ack_rx_ns);
-	genuine = resent && srd_tp_window_resend_echo(tp, peer, pkt,
-						      host_delay_ns, ack_rx_ns);
+	genuine = resent && srd_tp_window_resend_echo(peer, pkt, host_delay_ns,
+						      ack_rx_ns);
 	/* Karn: a resent packet's echo may be for either copy. */
 	if (pkt->retries || ack_rx_ns <= pkt->sent_ns)
 		return genuine;

@@ -309,7 +309,7 @@ void srd_tp_window_hold(struct srd_tp *tp, struct srd_tp_peer *peer,
 			uint64_t ack_rx_ns);
 /* Whether an echo of pkt, whose copy that arrived first was a resend,
  * proves the last silent timeout genuine (spec 5.8). */
-bool srd_tp_window_resend_echo(struct srd_tp *tp, struct srd_tp_peer *peer,
+bool srd_tp_window_resend_echo(const struct srd_tp_peer *peer,
 			       const struct srd_tp_pkt *pkt, uint64_t hold_ns,
 			       uint64_t ack_rx_ns);
 /* An ack's delay echo: the network RTT of one packet (spec 5.14);

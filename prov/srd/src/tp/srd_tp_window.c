@@ -79,8 +79,13 @@ static void tp_transmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 		base->ack_psn = peer->tx->ack_heard_prev |
 				peer->tx->ack_heard_cur;
 	}
-	if (pkt->retries)
+	/* the retx_* counters count decisions; a packet declared lost
+	 * and acked before its turn to go again never goes */
+	if (pkt->retries) {
 		base->flags |= SRD_HDR_F_RESEND;
+		peer->tx->cnt.retx_sent++;
+		tp->cnt.retx_sent++;
+	}
 	base->psn = pkt->psn;
 	pkt->sent_ns = now;
 	/* every path here holds (window flush, progress): the release
@@ -95,12 +100,6 @@ static void tp_transmit(struct srd_tp *tp, struct srd_tp_peer *peer,
 	peer->tx->cnt.tx_bytes += pkt->len;
 	tp->cnt.tx_pkts++;
 	tp->cnt.tx_bytes += pkt->len;
-	/* the retx_* counters count decisions; a packet declared lost
-	 * and acked before its turn to go again never goes */
-	if (pkt->retries) {
-		peer->tx->cnt.retx_sent++;
-		tp->cnt.retx_sent++;
-	}
 }
 
 /*
@@ -207,6 +206,16 @@ static void tp_mark_lost(struct srd_tp_peer *peer, struct srd_tp_pkt *pkt)
 	srd_dlist_remove(&pkt->entry);
 	srd_dlist_insert_tail(&peer->tx->lost, &pkt->entry);
 	peer->tx->lost_cnt++;
+}
+
+/* tp_mark_lost by a timer's verdict (a timeout, a silent path, a silence
+ * an echo proved genuine): counted as such (retx_timeout). */
+static void tp_mark_lost_timed(struct srd_tp *tp, struct srd_tp_peer *peer,
+			       struct srd_tp_pkt *pkt)
+{
+	tp_mark_lost(peer, pkt);
+	peer->tx->cnt.retx_timeout++;
+	tp->cnt.retx_timeout++;
 }
 
 /*
@@ -628,9 +637,7 @@ void srd_tp_window_timeout(struct srd_tp *tp, struct srd_tp_peer *peer,
 				peer->tx->silent_since_ns =
 					tp_waiting_since(peer, pkt);
 		}
-		tp_mark_lost(peer, pkt);
-		peer->tx->cnt.retx_timeout++;
-		tp->cnt.retx_timeout++;
+		tp_mark_lost_timed(tp, peer, pkt);
 		fired = true;
 		/* Silent: most likely a receiver off the CPU, not a burst
 		 * lost.  Resend the oldest only (F-RTO, RFC 5682): if its
@@ -819,23 +826,23 @@ void srd_tp_window_hold(struct srd_tp *tp, struct srd_tp_peer *peer,
  * was as long.  The receiver was answering then, and the ack's bitmap
  * says what else it had: the silence was a loss, and what it held is
  * judged lost at this ack (tp_silence_lost), as RFC 5682 does a timeout
- * found genuine; each later such echo judges again what is left.  Before, the resend's ack proved nothing
- * (Karn: it may be for the original), and each packet of a window lost
- * whole waited for a timeout or a probe of its own (srd_sim, a 128:1
- * incast: one sender's 20 packets over 1.8 ms; unit test
+ * found genuine; each later such echo judges again what is left.
+ * Before, the resend's ack proved nothing (Karn: it may be for the
+ * original), and each packet of a window lost whole waited for a timeout
+ * or a probe of its own (srd_sim, a 128:1 incast: one sender's 20
+ * packets over 1.8 ms; unit test
  * tp/a_resend_echoed_first_shows_the_silenced_window_lost).  The timing
  * alone would not do: an original held in a queue past the timer, then
  * echoed, times the same, and on the fault bed's busy routers such
  * echoes came with nothing lost.  A receiver that ignores the flag
  * (older than it) never sets it: nothing is concluded.
  */
-bool srd_tp_window_resend_echo(struct srd_tp *tp, struct srd_tp_peer *peer,
+bool srd_tp_window_resend_echo(const struct srd_tp_peer *peer,
 			       const struct srd_tp_pkt *pkt, uint64_t hold_ns,
 			       uint64_t ack_rx_ns)
 {
-	struct srd_tp_peer_tx *tx = peer->tx;
+	const struct srd_tp_peer_tx *tx = peer->tx;
 
-	(void)tp;
 	return pkt->retries && tx->silent_fired_ns &&
 	       pkt->first_sent_ns < tx->silent_fired_ns &&
 	       pkt->sent_ns >= tx->silent_fired_ns && ack_rx_ns >= hold_ns &&
@@ -872,10 +879,9 @@ static inline uint64_t tp_silent_wait(const struct srd_tp_path *p,
  * the ack's arrival (seen), as long as a silent path waits for its
  * packets (tp_silent_wait) is lost.  Those younger may be on a slower
  * path: the path and timer rules, or the next such echo, judge them
- * later.  As in the timeout's
- * own verdict, each makes its path suspect, not a loss of it (the
- * silence was the peer's, not one path's), and the window is not cut
- * again. */
+ * later.  As in the timeout's own verdict, each makes its path suspect,
+ * not a loss of it (the silence was the peer's, not one path's), and
+ * the window is not cut again. */
 static void tp_silence_lost(struct srd_tp *tp, struct srd_tp_peer *peer,
 			    uint64_t now, uint64_t seen)
 {
@@ -896,9 +902,7 @@ static void tp_silence_lost(struct srd_tp *tp, struct srd_tp_peer *peer,
 						  floor_ns))
 			continue;
 		srd_tp_path_suspect(peer, pkt->path);
-		tp_mark_lost(peer, pkt);
-		tx->cnt.retx_timeout++;
-		tp->cnt.retx_timeout++;
+		tp_mark_lost_timed(tp, peer, pkt);
 	}
 }
 
@@ -1107,9 +1111,7 @@ static uint32_t tp_paths_check_silent(struct srd_tp *tp,
 				oldest_ns = pkt->sent_ns;
 			newest_ns = pkt->sent_ns;
 			srd_tp_path_lost(tp, peer, i, now);
-			tp_mark_lost(peer, pkt);
-			peer->tx->cnt.retx_timeout++;
-			tp->cnt.retx_timeout++;
+			tp_mark_lost_timed(tp, peer, pkt);
 			lost++;
 		}
 		/* Copies a probe took off the path, overtaken then and not
@@ -1215,7 +1217,7 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 		       uint32_t cum, const uint8_t *sack, uint32_t sack_bytes,
 		       uint64_t rx_ns, bool silence_genuine)
 {
-	uint64_t now = srd_tp_now(tp);
+	uint64_t now = srd_tp_now(tp), seen = tp_ack_arrival(rx_ns, 0, now);
 	uint32_t highest = 0;
 	bool sacked = false, released = false;
 
@@ -1263,10 +1265,10 @@ void srd_tp_window_ack(struct srd_tp *tp, struct srd_tp_peer *peer,
 	if (peer->tx_una == peer->tx_next_psn)
 		srd_tp_ring_put(tp, peer);
 	if (silence_genuine)
-		tp_silence_lost(tp, peer, now, tp_ack_arrival(rx_ns, 0, now));
+		tp_silence_lost(tp, peer, now, seen);
 	if (sacked)
 		tp_fast_retransmit(tp, peer, highest, now);
-	tp_paths_check_silent(tp, peer, now, tp_ack_arrival(rx_ns, 0, now));
+	tp_paths_check_silent(tp, peer, now, seen);
 	srd_tp_window_flush(tp, peer);
 	srd_tp_peer_rearm(tp, peer);
 }
